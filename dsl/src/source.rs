@@ -1,0 +1,143 @@
+//! Source files of a space and the spans that point into them.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use codespan_reporting::files::{Files, SimpleFiles};
+
+/// Index of a file in a [`SourceMap`].
+pub type FileId = usize;
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub file: FileId,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Self {
+        Span { file, start, end }
+    }
+
+    /// The smallest span covering `self` and `other` (same file).
+    pub fn to(self, other: Span) -> Span {
+        Span::new(
+            self.file,
+            self.start.min(other.start),
+            self.end.max(other.end),
+        )
+    }
+}
+
+/// Every file read while checking a space, with its text, for diagnostics
+/// and for the line numbers generated code points back to.
+#[derive(Default)]
+pub struct SourceMap {
+    files: SimpleFiles<String, String>,
+    count: usize,
+}
+
+impl SourceMap {
+    pub fn add(&mut self, name: String, text: String) -> FileId {
+        self.count += 1;
+        self.files.add(name, text)
+    }
+
+    pub fn name(&self, file: FileId) -> &str {
+        self.files
+            .get(file)
+            .map(|f| f.name().as_str())
+            .unwrap_or("<unknown>")
+    }
+
+    pub fn text(&self, file: FileId) -> &str {
+        self.files
+            .get(file)
+            .map(|f| f.source().as_str())
+            .unwrap_or("")
+    }
+
+    /// 1-based line and column of a byte offset.
+    pub fn line_column(&self, file: FileId, offset: usize) -> (usize, usize) {
+        let line = self.files.line_index(file, offset).unwrap_or(0);
+        let column = self.files.column_number(file, line, offset).unwrap_or(1);
+        (line + 1, column)
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub(crate) fn files(&self) -> &SimpleFiles<String, String> {
+        &self.files
+    }
+}
+
+/// Where the text of a space's files comes from: the file system for the
+/// command line and build scripts, memory for tests and fuzzing.
+pub trait FileLoader {
+    fn load(&self, path: &Path) -> io::Result<String>;
+}
+
+/// Reads files from disk.
+pub struct FsLoader;
+
+impl FileLoader for FsLoader {
+    fn load(&self, path: &Path) -> io::Result<String> {
+        std::fs::read_to_string(path)
+    }
+}
+
+/// Serves files from a map of paths to texts.
+#[derive(Default)]
+pub struct MemoryLoader {
+    pub files: HashMap<PathBuf, String>,
+}
+
+impl MemoryLoader {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with(mut self, path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+        self.files.insert(path.into(), text.into());
+        self
+    }
+}
+
+impl FileLoader for MemoryLoader {
+    fn load(&self, path: &Path) -> io::Result<String> {
+        let normalized = normalize(path);
+        self.files
+            .iter()
+            .find(|(p, _)| normalize(p) == normalized)
+            .map(|(_, text)| text.clone())
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
+    }
+}
+
+/// Removes `.` and resolves `..` lexically, so that the same file reached
+/// through different relative paths gets one identity.
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

@@ -1,1 +1,20 @@
+//! What generated code and searches share: the static description of a
+//! space ([`model`]), the backbone interface ([`backbone`]), and the engine
+//! that stores, restricts and propagates decision vectors.
 
+pub mod action;
+pub mod backbone;
+pub mod candidate;
+pub mod check;
+pub mod descent;
+pub mod explore;
+pub mod layout;
+pub mod model;
+mod propagate;
+
+pub use action::{Action, DeadEnd, InstanceId};
+pub use backbone::{Backbone, ObjectId};
+pub use candidate::{Candidate, CandidateError, Decisions, Domain};
+pub use check::Violation;
+pub use layout::{Layout, LayoutError};
+pub use model::Model;

@@ -1,0 +1,28 @@
+//! What the engine asks of a kernel's description. Generated code
+//! implements this trait for any type implementing the space's typed host
+//! trait; hand-written backbones (tests) may implement it directly.
+
+use crate::model::Model;
+
+/// An object of the backbone: an id unique within its root set.
+pub type ObjectId = u32;
+
+/// The objects, properties and callbacks of one kernel, by index into the
+/// [`Model`]'s tables.
+pub trait Backbone: Clone {
+    /// The space this backbone is described in.
+    fn model(&self) -> &'static Model;
+
+    /// The objects of `set` (applied to `args` if it is parametrized), in a
+    /// stable order. Never called for quotient sets, which the engine keeps.
+    fn objects(&self, set: u16, args: &[ObjectId]) -> Vec<ObjectId>;
+
+    fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool;
+
+    fn int_property(&self, property: u16, args: &[ObjectId]) -> i64;
+
+    fn list_property(&self, property: u16, args: &[ObjectId]) -> Vec<i64>;
+
+    /// Runs a trigger callback, which may add objects to sets.
+    fn callback(&mut self, callback: u16, args: &[ObjectId]);
+}

@@ -1,0 +1,467 @@
+//! A candidate: a backbone and a decision vector, cheap to clone.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, DeadEnd, InstanceId};
+use crate::backbone::Backbone;
+use crate::check::{self, Violation};
+use crate::layout::{Layout, LayoutError};
+use crate::model::{ChoiceKind, Model};
+use crate::propagate::{read_counter, read_mask, Propagator};
+
+/// Why a candidate could not be created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CandidateError {
+    Layout(LayoutError),
+    /// The space has no valid implementation for this backbone.
+    DeadEnd(DeadEnd),
+    /// Saved decisions do not fit this backbone.
+    Mismatch(String),
+}
+
+impl fmt::Display for CandidateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CandidateError::Layout(e) => e.fmt(f),
+            CandidateError::DeadEnd(e) => write!(f, "the space is empty for this backbone: {e}"),
+            CandidateError::Mismatch(what) => write!(f, "saved decisions do not fit: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for CandidateError {}
+
+/// The values an instance may still take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Domain {
+    /// Bit `i` is the `i`-th value of the choice.
+    Enum(u64),
+    /// Bit `i` is `universe[i]`.
+    Integer {
+        universe: Vec<i64>,
+        mask: u64,
+    },
+    Counter {
+        min: i64,
+        max: i64,
+    },
+}
+
+impl Domain {
+    /// How many values remain (counters: the width of their range).
+    pub fn len(&self) -> u64 {
+        match self {
+            Domain::Enum(mask) | Domain::Integer { mask, .. } => mask.count_ones() as u64,
+            Domain::Counter { min, max } => (max.saturating_sub(*min) as u64).saturating_add(1),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A decision vector saved without its backbone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decisions {
+    pub space: String,
+    pub words: Vec<u64>,
+}
+
+/// A partially decided implementation: a backbone plus one domain per
+/// choice instance, stored flat.
+pub struct Candidate<B: Backbone> {
+    backbone: Arc<B>,
+    layout: Arc<Layout>,
+    words: Vec<u64>,
+}
+
+impl<B: Backbone> Clone for Candidate<B> {
+    fn clone(&self) -> Self {
+        Candidate {
+            backbone: Arc::clone(&self.backbone),
+            layout: Arc::clone(&self.layout),
+            words: self.words.clone(),
+        }
+    }
+}
+
+impl<B: Backbone> Candidate<B> {
+    /// The candidate with every value still possible, after the initial
+    /// propagation.
+    pub fn new(backbone: B) -> Result<Self, CandidateError> {
+        let layout = Layout::new(&backbone).map_err(CandidateError::Layout)?;
+        let mut candidate = Candidate {
+            words: vec![0; layout.words],
+            backbone: Arc::new(backbone),
+            layout: Arc::new(layout),
+        };
+        candidate.initialize().map_err(CandidateError::DeadEnd)?;
+        Ok(candidate)
+    }
+
+    fn initialize(&mut self) -> Result<(), DeadEnd> {
+        let layout = Arc::clone(&self.layout);
+        let model = layout.model;
+        for (c, choice) in model.choices.iter().enumerate() {
+            let shape = &layout.shapes[c];
+            for instance in 0..shape.count {
+                let objects = layout.instance_objects(c as u16, instance);
+                let word = shape.base + instance * shape.width;
+                if !layout.instance_exists(c as u16, &objects) {
+                    continue;
+                }
+                match &choice.kind {
+                    ChoiceKind::Enum { values } => self.words[word] = all(values.len()),
+                    ChoiceKind::Integer { .. } => {
+                        self.words[word] = all(layout.universe(c as u16, instance).len())
+                    }
+                    ChoiceKind::Counter(_) => {
+                        self.words[word] = i64::MIN as u64;
+                        self.words[word + 1] = i64::MAX as u64;
+                    }
+                }
+            }
+        }
+        let mut propagator = Propagator::new(&layout, &mut self.words);
+        // Counters of counters: repeat until stable (the checker rejects
+        // cycles, so this takes at most one pass per level).
+        for _ in 0..=model.choices.len() {
+            let mut changed = false;
+            for (c, choice) in model.choices.iter().enumerate() {
+                if !matches!(choice.kind, ChoiceKind::Counter(_)) {
+                    continue;
+                }
+                for instance in 0..layout.shapes[c].count {
+                    let objects = layout.instance_objects(c as u16, instance);
+                    if layout.instance_exists(c as u16, &objects) {
+                        changed |= propagator.init_counter(c as u16, &objects);
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        propagator.initialize()
+    }
+
+    /// The candidate with every value possible and no propagation, for
+    /// brute-force tests of propagation.
+    pub fn unpropagated(backbone: B) -> Result<Self, CandidateError> {
+        let layout = Layout::new(&backbone).map_err(CandidateError::Layout)?;
+        let mut candidate = Candidate {
+            words: vec![0; layout.words],
+            backbone: Arc::new(backbone),
+            layout: Arc::new(layout),
+        };
+        let layout = Arc::clone(&candidate.layout);
+        for (c, choice) in layout.model.choices.iter().enumerate() {
+            let shape = &layout.shapes[c];
+            for instance in 0..shape.count {
+                let objects = layout.instance_objects(c as u16, instance);
+                if !layout.instance_exists(c as u16, &objects) {
+                    continue;
+                }
+                let word = shape.base + instance * shape.width;
+                match &choice.kind {
+                    ChoiceKind::Enum { values } => candidate.words[word] = all(values.len()),
+                    ChoiceKind::Integer { .. } => {
+                        candidate.words[word] = all(layout.universe(c as u16, instance).len())
+                    }
+                    ChoiceKind::Counter(_) => {}
+                }
+            }
+        }
+        Ok(candidate)
+    }
+
+    /// The single-value masks of an instance's domain, in storage
+    /// orientation.
+    pub fn raw_alternatives(&self, instance: &InstanceId) -> Vec<u64> {
+        let mask = self.raw_mask(instance);
+        (0..64)
+            .filter(|b| mask & (1u64 << b) != 0)
+            .map(|b| 1u64 << b)
+            .collect()
+    }
+
+    /// The value masks of `instances`, in storage orientation.
+    pub fn raw_masks(&self, instances: &[InstanceId]) -> Vec<u64> {
+        instances.iter().map(|i| self.raw_mask(i)).collect()
+    }
+
+    /// A copy with the given masks (storage orientation) and no
+    /// propagation; counters are left as they are (the checker computes
+    /// them itself).
+    pub fn with_raw_masks(&self, instances: &[InstanceId], masks: &[u64]) -> Self {
+        let mut copy = self.clone();
+        for (instance, &mask) in instances.iter().zip(masks) {
+            if let Some((index, _)) = self.layout.instance(instance.choice, &instance.objects) {
+                let shape = &self.layout.shapes[instance.choice as usize];
+                copy.words[shape.base + index * shape.width] = mask;
+            }
+        }
+        copy
+    }
+
+    pub fn model(&self) -> &'static Model {
+        self.layout.model
+    }
+
+    pub fn backbone(&self) -> &B {
+        &self.backbone
+    }
+
+    /// Words in the decision vector (8 bytes each).
+    pub fn vector_words(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Restricts one instance and propagates to a fixpoint. On a dead end
+    /// the candidate is left in an unspecified state: drop it.
+    pub fn apply(&mut self, action: &Action) -> Result<(), DeadEnd> {
+        let layout = Arc::clone(&self.layout);
+        let Some(choice) = layout.model.choices.get(action.choice as usize) else {
+            return Err(unknown_instance(action, "no such choice"));
+        };
+        if action.objects.len() != choice.params.len()
+            || layout.instance(action.choice, &action.objects).is_none()
+            || !layout.instance_exists(action.choice, &action.objects)
+        {
+            return Err(unknown_instance(action, "no such instance"));
+        }
+        let mut propagator = Propagator::new(&layout, &mut self.words);
+        match choice.kind {
+            ChoiceKind::Counter(_) => Err(unknown_instance(
+                action,
+                "counters are not decided directly",
+            )),
+            _ => {
+                propagator.restrict(action.choice, &action.objects, action.values)?;
+                propagator.run()
+            }
+        }
+    }
+
+    /// The domain of an instance, read in the order of its objects.
+    pub fn domain(&self, instance: &InstanceId) -> Option<Domain> {
+        let layout = &self.layout;
+        let choice = layout.model.choices.get(instance.choice as usize)?;
+        if instance.objects.len() != choice.params.len()
+            || !layout.instance_exists(instance.choice, &instance.objects)
+        {
+            return None;
+        }
+        let (index, _) = layout.instance(instance.choice, &instance.objects)?;
+        let mask = || read_mask(layout, &self.words, instance.choice, &instance.objects);
+        Some(match choice.kind {
+            ChoiceKind::Enum { .. } => Domain::Enum(mask()),
+            ChoiceKind::Integer { .. } => Domain::Integer {
+                universe: layout.universe(instance.choice, index).to_vec(),
+                mask: mask(),
+            },
+            ChoiceKind::Counter(_) => {
+                let r = read_counter(layout, &self.words, instance.choice, &instance.objects);
+                Domain::Counter {
+                    min: r.min,
+                    max: r.max,
+                }
+            }
+        })
+    }
+
+    /// Every instance of the enum and integer choices, `priority` choices
+    /// first, then the others in declaration order.
+    pub fn instances(&self, priority: &[u16]) -> Vec<InstanceId> {
+        let model = self.model();
+        let mut order: Vec<u16> = priority
+            .iter()
+            .copied()
+            .filter(|&c| (c as usize) < model.choices.len())
+            .collect();
+        for c in 0..model.choices.len() as u16 {
+            if !order.contains(&c) {
+                order.push(c);
+            }
+        }
+        let mut out = Vec::new();
+        for c in order {
+            if matches!(model.choices[c as usize].kind, ChoiceKind::Counter(_)) {
+                continue;
+            }
+            for instance in 0..self.layout.shapes[c as usize].count {
+                let objects = self.layout.instance_objects(c, instance);
+                if self.layout.instance_exists(c, &objects) {
+                    out.push(InstanceId { choice: c, objects });
+                }
+            }
+        }
+        out
+    }
+
+    /// Instances with more than one value left, in priority order.
+    pub fn open_instances(&self, priority: &[u16]) -> Vec<InstanceId> {
+        self.instances(priority)
+            .into_iter()
+            .filter(|i| self.raw_mask(i).count_ones() > 1)
+            .collect()
+    }
+
+    /// The first open instance in priority order, if any: the first
+    /// instance, in storage order, of the first choice that has one.
+    pub fn next_open(&self, priority: &[u16]) -> Option<InstanceId> {
+        let model = self.model();
+        let choices = priority
+            .iter()
+            .copied()
+            .chain(0..model.choices.len() as u16);
+        for c in choices {
+            let Some(choice) = model.choices.get(c as usize) else {
+                continue;
+            };
+            if matches!(choice.kind, ChoiceKind::Counter(_)) {
+                continue;
+            }
+            let shape = &self.layout.shapes[c as usize];
+            let words = &self.words[shape.base..shape.base + shape.count];
+            if let Some(instance) = words.iter().position(|w| w.count_ones() > 1) {
+                return Some(InstanceId {
+                    choice: c,
+                    objects: self.layout.instance_objects(c, instance),
+                });
+            }
+        }
+        None
+    }
+
+    fn raw_mask(&self, instance: &InstanceId) -> u64 {
+        match self.layout.instance(instance.choice, &instance.objects) {
+            Some((index, _)) => {
+                let shape = &self.layout.shapes[instance.choice as usize];
+                self.words[shape.base + index * shape.width]
+            }
+            None => 0,
+        }
+    }
+
+    /// One action per value the instance can still take.
+    pub fn alternatives(&self, instance: &InstanceId) -> Vec<Action> {
+        let mask = match self.domain(instance) {
+            Some(Domain::Enum(mask)) | Some(Domain::Integer { mask, .. }) => mask,
+            _ => 0,
+        };
+        (0..64)
+            .filter(|bit| mask & (1 << bit) != 0)
+            .map(|bit| Action {
+                choice: instance.choice,
+                objects: instance.objects.clone(),
+                values: 1 << bit,
+            })
+            .collect()
+    }
+
+    /// Whether every enum and integer instance has exactly one value.
+    pub fn is_complete(&self) -> bool {
+        self.instances(&[])
+            .iter()
+            .all(|i| self.raw_mask(i).count_ones() == 1)
+    }
+
+    /// Checks a complete candidate against every constraint, independently
+    /// of propagation.
+    pub fn check(&self) -> Result<(), Violation> {
+        check::check(&self.layout, &self.words)
+    }
+
+    /// The decision vector, for saving.
+    pub fn decisions(&self) -> Decisions {
+        Decisions {
+            space: self.model().name.to_string(),
+            words: self.words.clone(),
+        }
+    }
+
+    /// A candidate from saved decisions, re-propagated.
+    pub fn from_decisions(backbone: B, decisions: &Decisions) -> Result<Self, CandidateError> {
+        let mut candidate = Candidate::new(backbone)?;
+        if decisions.space != candidate.model().name
+            || decisions.words.len() != candidate.words.len()
+        {
+            return Err(CandidateError::Mismatch(format!(
+                "space `{}` with {} words, expected `{}` with {}",
+                decisions.space,
+                decisions.words.len(),
+                candidate.model().name,
+                candidate.words.len()
+            )));
+        }
+        for instance in candidate.instances(&[]) {
+            let Some((index, _)) = candidate
+                .layout
+                .instance(instance.choice, &instance.objects)
+            else {
+                continue;
+            };
+            let shape = &candidate.layout.shapes[instance.choice as usize];
+            let values = decisions.words[shape.base + index * shape.width];
+            // Saved masks are in storage orientation, like `raw_mask`.
+            let objects = candidate.layout.instance_objects(instance.choice, index);
+            candidate
+                .apply(&Action {
+                    choice: instance.choice,
+                    objects,
+                    values,
+                })
+                .map_err(CandidateError::DeadEnd)?;
+        }
+        Ok(candidate)
+    }
+
+    /// `name(objects) = VALUE` for a single-value action, for people.
+    pub fn describe(&self, action: &Action) -> String {
+        let model = self.model();
+        let instance = InstanceId {
+            choice: action.choice,
+            objects: action.objects.clone(),
+        };
+        let values: Vec<String> = match (
+            model.choices.get(action.choice as usize).map(|c| &c.kind),
+            self.domain(&instance),
+        ) {
+            (Some(ChoiceKind::Enum { values }), _) => (0..values.len())
+                .filter(|i| action.values & (1 << i) != 0)
+                .map(|i| values[i].to_string())
+                .collect(),
+            (_, Some(Domain::Integer { universe, .. })) => (0..universe.len())
+                .filter(|i| action.values & (1 << i) != 0)
+                .map(|i| universe[i].to_string())
+                .collect(),
+            _ => vec![format!("{:#x}", action.values)],
+        };
+        format!("{} = {}", instance.display(model), values.join(" | "))
+    }
+}
+
+fn all(count: usize) -> u64 {
+    if count >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << count) - 1
+    }
+}
+
+fn unknown_instance(action: &Action, why: &str) -> DeadEnd {
+    DeadEnd {
+        constraint: None,
+        bindings: Vec::new(),
+        emptied: None,
+        message: format!(
+            "invalid action on choice {} {:?}: {why}",
+            action.choice, action.objects
+        ),
+    }
+}

@@ -1,0 +1,58 @@
+//! Random descent: from a candidate to a leaf, one decision at a time,
+//! each value chosen uniformly among those that survive propagation.
+
+use rand::Rng;
+
+use crate::action::DeadEnd;
+use crate::backbone::Backbone;
+use crate::candidate::Candidate;
+
+/// Where a descent ended.
+pub enum Descent<B: Backbone> {
+    /// A fully decided candidate, after `decisions` decisions.
+    Leaf {
+        leaf: Candidate<B>,
+        decisions: usize,
+    },
+    /// Propagation failed after `decisions` decisions (the failing one
+    /// included).
+    DeadEnd { dead_end: DeadEnd, decisions: usize },
+}
+
+impl<B: Backbone> Descent<B> {
+    pub fn decisions(&self) -> usize {
+        match self {
+            Descent::Leaf { decisions, .. } | Descent::DeadEnd { decisions, .. } => *decisions,
+        }
+    }
+
+    pub fn is_dead_end(&self) -> bool {
+        matches!(self, Descent::DeadEnd { .. })
+    }
+}
+
+/// Descends from `start`, branching on the first open instance in
+/// `priority` order; the same `rng` state gives the same leaf.
+pub fn random_descent<B: Backbone, R: Rng>(
+    start: &Candidate<B>,
+    priority: &[u16],
+    rng: &mut R,
+) -> Descent<B> {
+    let mut candidate = start.clone();
+    let mut decisions = 0;
+    while let Some(instance) = candidate.next_open(priority) {
+        let alternatives = candidate.alternatives(&instance);
+        let action = &alternatives[rng.random_range(0..alternatives.len())];
+        decisions += 1;
+        if let Err(dead_end) = candidate.apply(action) {
+            return Descent::DeadEnd {
+                dead_end,
+                decisions,
+            };
+        }
+    }
+    Descent::Leaf {
+        leaf: candidate,
+        decisions,
+    }
+}

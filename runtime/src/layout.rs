@@ -1,0 +1,422 @@
+//! Where each choice instance lives in the decision vector, and the
+//! backbone's sets and properties in dense tables, computed once per
+//! backbone so that propagation never calls the host.
+
+use std::fmt;
+
+use crate::backbone::{Backbone, ObjectId};
+use crate::model::{ChoiceKind, Model, PropertyType, Symmetry, Universe};
+
+/// Variables in one scope, at most.
+pub const MAX_VARS: usize = 16;
+
+/// Why a backbone cannot be laid out for its space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LayoutError {
+    /// The space uses something this engine does not handle yet.
+    Unsupported(String),
+    /// The backbone gave inconsistent facts.
+    Backbone(String),
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayoutError::Unsupported(what) => write!(f, "unsupported: {what}"),
+            LayoutError::Backbone(what) => write!(f, "invalid backbone: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+const ABSENT: u32 = u32::MAX;
+
+/// Storage of one choice's instances.
+#[derive(Clone, Debug)]
+pub(crate) struct Shape {
+    /// First word of the choice's instances.
+    pub base: usize,
+    /// Words per instance: 1 for enum and integer masks, 2 for counters.
+    pub width: usize,
+    pub count: usize,
+    /// Number of instances of the choices before this one.
+    pub first_instance: usize,
+    /// The parameters' sets (positions are taken in these).
+    pub sets: Vec<u16>,
+    pub sizes: Vec<usize>,
+    /// Two parameters of one set stored as the triangle `p0 < p1`.
+    pub triangle: bool,
+}
+
+/// The dense tables of one backbone.
+#[derive(Debug)]
+pub struct Layout {
+    pub model: &'static Model,
+    /// Objects of each set that takes no parameter (for a quotient set: the
+    /// objects of its superset, filtered at use by the membership flag).
+    objects: Vec<Vec<ObjectId>>,
+    /// Per set, the position of each object id in `objects`, or ABSENT.
+    positions: Vec<Vec<u32>>,
+    /// Parametrized sets: objects per tuple of argument positions.
+    param_objects: Vec<Vec<Vec<ObjectId>>>,
+    /// Root set of each set.
+    pub(crate) roots: Vec<u16>,
+    /// Property values per tuple of argument positions.
+    properties: Vec<PropertyTable>,
+    pub(crate) shapes: Vec<Shape>,
+    /// Integer choices: sorted universe per instance.
+    universes: Vec<Vec<Vec<i64>>>,
+    pub words: usize,
+    /// Instances of all choices.
+    pub instances: usize,
+}
+
+#[derive(Debug)]
+enum PropertyTable {
+    Bool(Vec<bool>),
+    Int(Vec<i64>),
+    List(Vec<Vec<i64>>),
+}
+
+impl Layout {
+    pub fn new<B: Backbone>(backbone: &B) -> Result<Layout, LayoutError> {
+        let model = backbone.model();
+        for trigger in model.triggers {
+            if let crate::model::TriggerAction::Callback { callback, .. } = trigger.action {
+                let name = model
+                    .callbacks
+                    .get(callback as usize)
+                    .map_or("?", |c| c.name);
+                return Err(LayoutError::Unsupported(format!(
+                    "trigger calling `{name}` ({}): host callbacks that add objects are not handled by the engine yet",
+                    trigger.origin
+                )));
+            }
+        }
+        let roots: Vec<u16> = (0..model.sets.len() as u16)
+            .map(|s| model.root(s))
+            .collect();
+        let mut layout = Layout {
+            model,
+            objects: vec![Vec::new(); model.sets.len()],
+            positions: vec![Vec::new(); model.sets.len()],
+            param_objects: vec![Vec::new(); model.sets.len()],
+            roots,
+            properties: Vec::new(),
+            shapes: Vec::new(),
+            universes: vec![Vec::new(); model.choices.len()],
+            words: 0,
+            instances: 0,
+        };
+        // Sets without parameters first: parametrized sets and properties
+        // are indexed by positions in them.
+        for (index, set) in model.sets.iter().enumerate() {
+            if !set.params.is_empty() {
+                continue;
+            }
+            let objects = match set.quotient {
+                Some(_) => Vec::new(),
+                None => backbone.objects(index as u16, &[]),
+            };
+            layout.objects[index] = objects;
+        }
+        for (index, set) in model.sets.iter().enumerate() {
+            if set.params.is_empty() && set.quotient.is_some() {
+                let parent = set.superset.ok_or_else(|| {
+                    LayoutError::Backbone(format!("quotient set `{}` has no superset", set.name))
+                })?;
+                layout.objects[index] = layout.objects[parent as usize].clone();
+            }
+        }
+        for index in 0..model.sets.len() {
+            layout.positions[index] = position_table(&layout.objects[index]);
+        }
+        for (index, set) in model.sets.iter().enumerate() {
+            if set.params.is_empty() {
+                continue;
+            }
+            let mut lists = Vec::new();
+            for args in layout.tuples(set.params)? {
+                lists.push(match set.quotient {
+                    Some(_) => set
+                        .superset
+                        .map(|p| layout.objects[p as usize].clone())
+                        .unwrap_or_default(),
+                    None => backbone.objects(index as u16, &args),
+                });
+            }
+            layout.param_objects[index] = lists;
+        }
+        for (index, property) in model.properties.iter().enumerate() {
+            let tuples = layout.tuples(property.params)?;
+            let p = index as u16;
+            layout.properties.push(match property.ty {
+                PropertyType::Bool => PropertyTable::Bool(
+                    tuples
+                        .iter()
+                        .map(|a| backbone.bool_property(p, a))
+                        .collect(),
+                ),
+                PropertyType::Int => {
+                    PropertyTable::Int(tuples.iter().map(|a| backbone.int_property(p, a)).collect())
+                }
+                PropertyType::IntList => PropertyTable::List(
+                    tuples
+                        .iter()
+                        .map(|a| backbone.list_property(p, a))
+                        .collect(),
+                ),
+            });
+        }
+        let mut base = 0;
+        let mut first_instance = 0;
+        for choice in model.choices {
+            for param in choice.params {
+                if !param.args.is_empty() {
+                    return Err(LayoutError::Unsupported(format!(
+                        "choice `{}` ({}) has a parameter over a parametrized set",
+                        choice.name, choice.origin
+                    )));
+                }
+            }
+            let sets: Vec<u16> = choice.params.iter().map(|p| p.set).collect();
+            let sizes: Vec<usize> = sets
+                .iter()
+                .map(|&s| layout.objects[s as usize].len())
+                .collect();
+            let triangle =
+                choice.symmetry != Symmetry::None && sets.len() == 2 && sets[0] == sets[1];
+            let count = if triangle {
+                sizes[0] * sizes[0].saturating_sub(1) / 2
+            } else {
+                sizes.iter().product()
+            };
+            let width = if matches!(choice.kind, ChoiceKind::Counter(_)) {
+                2
+            } else {
+                1
+            };
+            layout.shapes.push(Shape {
+                base,
+                width,
+                count,
+                first_instance,
+                sets,
+                sizes,
+                triangle,
+            });
+            base += count * width;
+            first_instance += count;
+        }
+        layout.words = base;
+        layout.instances = first_instance;
+        for (index, choice) in model.choices.iter().enumerate() {
+            let ChoiceKind::Integer { universe } = &choice.kind else {
+                continue;
+            };
+            let mut per_instance = Vec::with_capacity(layout.shapes[index].count);
+            for instance in 0..layout.shapes[index].count {
+                let objects = layout.instance_objects(index as u16, instance);
+                let mut values = match universe {
+                    Universe::List(values) => values.to_vec(),
+                    Universe::Property { property, args } => {
+                        let args: Vec<ObjectId> =
+                            args.iter().map(|&v| objects[v as usize]).collect();
+                        layout.list_property(*property, &args).to_vec()
+                    }
+                };
+                values.sort_unstable();
+                values.dedup();
+                if values.len() > 64 {
+                    return Err(LayoutError::Backbone(format!(
+                        "integer choice `{}` has {} possible values for {:?}; at most 64 are supported",
+                        choice.name,
+                        values.len(),
+                        objects
+                    )));
+                }
+                per_instance.push(values);
+            }
+            layout.universes[index] = per_instance;
+        }
+        Ok(layout)
+    }
+
+    /// Every tuple of objects of `sets` (sets without parameters).
+    fn tuples(&self, sets: &[u16]) -> Result<Vec<Vec<ObjectId>>, LayoutError> {
+        let mut tuples = vec![Vec::new()];
+        for &set in sets {
+            if !self.model.sets[set as usize].params.is_empty() {
+                return Err(LayoutError::Unsupported(format!(
+                    "a parameter over the parametrized set `{}`",
+                    self.model.sets[set as usize].name
+                )));
+            }
+            let objects = &self.objects[set as usize];
+            tuples = tuples
+                .into_iter()
+                .flat_map(|t| {
+                    objects.iter().map(move |&o| {
+                        let mut t = t.clone();
+                        t.push(o);
+                        t
+                    })
+                })
+                .collect();
+        }
+        Ok(tuples)
+    }
+
+    /// Position of `object` in `set` (a set without parameters).
+    pub(crate) fn position(&self, set: u16, object: ObjectId) -> Option<usize> {
+        let p = *self.positions[set as usize].get(object as usize)?;
+        (p != ABSENT).then_some(p as usize)
+    }
+
+    /// Dense index of a tuple of objects of `sets`.
+    fn tuple_index(&self, sets: &[u16], args: &[ObjectId]) -> Option<usize> {
+        let mut index = 0;
+        for (&set, &object) in sets.iter().zip(args) {
+            index = index * self.objects[set as usize].len() + self.position(set, object)?;
+        }
+        Some(index)
+    }
+
+    /// The objects of a set given its arguments (quotient sets: every
+    /// candidate member; the caller checks membership).
+    pub(crate) fn set_objects(&self, set: u16, args: &[ObjectId]) -> &[ObjectId] {
+        let def = &self.model.sets[set as usize];
+        if def.params.is_empty() {
+            return &self.objects[set as usize];
+        }
+        self.tuple_index(def.params, args)
+            .and_then(|i| self.param_objects[set as usize].get(i))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `object` belongs to `set(args)`, quotient membership aside.
+    pub(crate) fn contains(&self, set: u16, args: &[ObjectId], object: ObjectId) -> bool {
+        if self.model.sets[set as usize].params.is_empty() {
+            self.position(set, object).is_some()
+        } else {
+            self.set_objects(set, args).contains(&object)
+        }
+    }
+
+    pub(crate) fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool {
+        let sets = self.model.properties[property as usize].params;
+        match (
+            &self.properties[property as usize],
+            self.tuple_index(sets, args),
+        ) {
+            (PropertyTable::Bool(values), Some(i)) => values[i],
+            _ => false,
+        }
+    }
+
+    pub(crate) fn int_property(&self, property: u16, args: &[ObjectId]) -> i64 {
+        let sets = self.model.properties[property as usize].params;
+        match (
+            &self.properties[property as usize],
+            self.tuple_index(sets, args),
+        ) {
+            (PropertyTable::Int(values), Some(i)) => values[i],
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn list_property(&self, property: u16, args: &[ObjectId]) -> &[i64] {
+        let sets = self.model.properties[property as usize].params;
+        match (
+            &self.properties[property as usize],
+            self.tuple_index(sets, args),
+        ) {
+            (PropertyTable::List(values), Some(i)) => &values[i],
+            _ => &[],
+        }
+    }
+
+    /// The instance of `choice` for `objects`, and whether it is stored
+    /// reversed (the triangle keeps `c(a, b)` with `a` before `b`).
+    pub(crate) fn instance(&self, choice: u16, objects: &[ObjectId]) -> Option<(usize, bool)> {
+        let shape = &self.shapes[choice as usize];
+        if shape.triangle {
+            let a = self.position(shape.sets[0], objects[0])?;
+            let b = self.position(shape.sets[1], objects[1])?;
+            let (low, high, reversed) = match a.cmp(&b) {
+                std::cmp::Ordering::Less => (a, b, false),
+                std::cmp::Ordering::Greater => (b, a, true),
+                std::cmp::Ordering::Equal => return None,
+            };
+            return Some((high * (high - 1) / 2 + low, reversed));
+        }
+        let mut index = 0;
+        for (i, (&set, &object)) in shape.sets.iter().zip(objects).enumerate() {
+            index = index * shape.sizes[i] + self.position(set, object)?;
+        }
+        Some((index, false))
+    }
+
+    /// The objects of an instance, in storage orientation.
+    pub(crate) fn instance_objects(&self, choice: u16, instance: usize) -> Vec<ObjectId> {
+        let shape = &self.shapes[choice as usize];
+        if shape.triangle {
+            // Invert `high * (high - 1) / 2 + low` with `low < high`.
+            let mut high = ((((8 * instance + 1) as f64).sqrt() + 1.0) / 2.0) as usize;
+            while high * (high.saturating_sub(1)) / 2 > instance {
+                high -= 1;
+            }
+            while (high + 1) * high / 2 <= instance {
+                high += 1;
+            }
+            let low = instance - high * (high - 1) / 2;
+            let objects = &self.objects[shape.sets[0] as usize];
+            return vec![objects[low], objects[high]];
+        }
+        let mut rest = instance;
+        let mut out = vec![0; shape.sets.len()];
+        for i in (0..shape.sets.len()).rev() {
+            let position = rest % shape.sizes[i].max(1);
+            rest /= shape.sizes[i].max(1);
+            out[i] = self.objects[shape.sets[i] as usize][position];
+        }
+        out
+    }
+
+    /// Whether an instance has pairwise distinct objects, i.e. exists.
+    pub(crate) fn instance_exists(&self, choice: u16, objects: &[ObjectId]) -> bool {
+        let sets = &self.shapes[choice as usize].sets;
+        for i in 0..objects.len() {
+            for j in 0..i {
+                if objects[i] == objects[j]
+                    && self.roots[sets[i] as usize] == self.roots[sets[j] as usize]
+                {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Sorted universe of an integer instance.
+    pub(crate) fn universe(&self, choice: u16, instance: usize) -> &[i64] {
+        self.universes[choice as usize]
+            .get(instance)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Number of instances of a choice.
+    pub fn instance_count(&self, choice: u16) -> usize {
+        self.shapes[choice as usize].count
+    }
+}
+
+fn position_table(objects: &[ObjectId]) -> Vec<u32> {
+    let len = objects.iter().map(|&o| o as usize + 1).max().unwrap_or(0);
+    let mut table = vec![ABSENT; len];
+    for (position, &object) in objects.iter().enumerate() {
+        table[object as usize] = position as u32;
+    }
+    table
+}

@@ -1,0 +1,1017 @@
+//! Propagation to a fixpoint: a work queue of changed choice instances;
+//! for each, the constraint literals and counters that read it are run on
+//! the tuples of objects the change concerns.
+
+use fixedbitset::FixedBitSet;
+
+use crate::action::{DeadEnd, InstanceId};
+use crate::backbone::ObjectId;
+use crate::layout::{Layout, MAX_VARS};
+use crate::model::*;
+
+/// Objects bound to the variables of one scope.
+#[derive(Clone, Copy)]
+pub(crate) struct Binding {
+    pub objects: [ObjectId; MAX_VARS],
+    pub bound: u32,
+}
+
+impl Binding {
+    pub fn empty() -> Binding {
+        Binding {
+            objects: [0; MAX_VARS],
+            bound: 0,
+        }
+    }
+
+    fn is_bound(&self, var: Var) -> bool {
+        self.bound & (1 << var) != 0
+    }
+
+    /// Binds `var`, or says it is already bound to another object.
+    fn bind(&mut self, var: Var, object: ObjectId) -> bool {
+        if self.is_bound(var) {
+            return self.objects[var as usize] == object;
+        }
+        self.objects[var as usize] = object;
+        self.bound |= 1 << var;
+        true
+    }
+
+    pub fn args(&self, vars: &[Var]) -> ArgBuf {
+        let mut buf = ArgBuf {
+            objects: [0; MAX_VARS],
+            len: vars.len(),
+        };
+        for (i, &v) in vars.iter().enumerate() {
+            buf.objects[i] = self.objects[v as usize];
+        }
+        buf
+    }
+}
+
+/// A small tuple of objects without allocation.
+pub(crate) struct ArgBuf {
+    objects: [ObjectId; MAX_VARS],
+    len: usize,
+}
+
+impl std::ops::Deref for ArgBuf {
+    type Target = [ObjectId];
+    fn deref(&self) -> &[ObjectId] {
+        &self.objects[..self.len]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Status {
+    True,
+    False,
+    Unknown,
+}
+
+/// The inclusive range a term may take.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Range {
+    pub min: i64,
+    pub max: i64,
+}
+
+type Flow = Result<(), DeadEnd>;
+
+/// The state of one propagation.
+pub(crate) struct Propagator<'a> {
+    pub layout: &'a Layout,
+    pub words: &'a mut [u64],
+    queue: Vec<(u16, usize)>,
+    queued: FixedBitSet,
+}
+
+fn bit_count(mask: u64) -> u32 {
+    mask.count_ones()
+}
+
+/// Maps a value mask through an antisymmetric choice's inverse.
+fn map_mask(mask: u64, inverse: &[u8]) -> u64 {
+    let mut out = 0;
+    let mut rest = mask;
+    while rest != 0 {
+        let bit = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        out |= 1 << inverse.get(bit).copied().unwrap_or(bit as u8);
+    }
+    out
+}
+
+impl<'a> Propagator<'a> {
+    pub fn new(layout: &'a Layout, words: &'a mut [u64]) -> Self {
+        Propagator {
+            layout,
+            words,
+            queue: Vec::new(),
+            queued: FixedBitSet::with_capacity(layout.instances),
+        }
+    }
+
+    fn model(&self) -> &'static Model {
+        self.layout.model
+    }
+
+    // ---------------------------------------------------------------- domains
+
+    /// Word offset of an instance and whether it is stored reversed.
+    fn locate(&self, choice: u16, objects: &[ObjectId]) -> Option<(usize, usize, bool)> {
+        let (instance, reversed) = self.layout.instance(choice, objects)?;
+        let shape = &self.layout.shapes[choice as usize];
+        Some((instance, shape.base + instance * shape.width, reversed))
+    }
+
+    fn inverse(&self, choice: u16) -> Option<&'static [u8]> {
+        match self.model().choices[choice as usize].symmetry {
+            Symmetry::Antisymmetric { inverse } => Some(inverse),
+            _ => None,
+        }
+    }
+
+    /// The value mask of an enum or integer instance, as seen in the order
+    /// of `objects`.
+    pub fn mask(&self, choice: u16, objects: &[ObjectId]) -> u64 {
+        read_mask(self.layout, self.words, choice, objects)
+    }
+
+    /// Restricts an enum or integer instance to `allowed` (in the order of
+    /// `objects`); queues it if it changed.
+    pub fn restrict(&mut self, choice: u16, objects: &[ObjectId], allowed: u64) -> Flow {
+        let Some((instance, word, reversed)) = self.locate(choice, objects) else {
+            return Ok(());
+        };
+        let allowed = match (reversed, self.inverse(choice)) {
+            (true, Some(inverse)) => map_mask(allowed, inverse),
+            _ => allowed,
+        };
+        let old = self.words[word];
+        let new = old & allowed;
+        if new == old {
+            return Ok(());
+        }
+        self.words[word] = new;
+        if new == 0 {
+            let (choice_name, objects) = (
+                self.model().choices[choice as usize].name,
+                self.layout.instance_objects(choice, instance),
+            );
+            return Err(DeadEnd {
+                constraint: None,
+                bindings: Vec::new(),
+                message: format!("no value left for {choice_name}{objects:?}"),
+                emptied: Some(InstanceId { choice, objects }),
+            });
+        }
+        self.enqueue(choice, instance);
+        Ok(())
+    }
+
+    fn enqueue(&mut self, choice: u16, instance: usize) {
+        let key = self.queue_key(choice, instance);
+        if !self.queued.put(key) {
+            self.queue.push((choice, instance));
+        }
+    }
+
+    fn queue_key(&self, choice: u16, instance: usize) -> usize {
+        self.layout.shapes[choice as usize].first_instance + instance
+    }
+
+    pub fn counter(&self, choice: u16, objects: &[ObjectId]) -> Range {
+        read_counter(self.layout, self.words, choice, objects)
+    }
+
+    fn integer_values(&self, choice: u16, objects: &[ObjectId]) -> (&'a [i64], u64) {
+        match self.locate(choice, objects) {
+            Some((instance, word, _)) => (self.layout.universe(choice, instance), self.words[word]),
+            None => (&[], 0),
+        }
+    }
+
+    // ---------------------------------------------------------------- terms and literals
+
+    pub fn term_range(&self, term: &Term, b: &Binding) -> Range {
+        match term {
+            Term::Const(c) => Range { min: *c, max: *c },
+            Term::Property { property, args } => {
+                let v = self.layout.int_property(*property, &b.args(args));
+                Range { min: v, max: v }
+            }
+            Term::Choice(inst) => {
+                let objects = b.args(inst.args);
+                match self.model().choices[inst.choice as usize].kind {
+                    ChoiceKind::Counter(_) => self.counter(inst.choice, &objects),
+                    _ => {
+                        let (universe, mask) = self.integer_values(inst.choice, &objects);
+                        if mask == 0 || universe.is_empty() {
+                            return Range {
+                                min: i64::MAX,
+                                max: i64::MIN,
+                            };
+                        }
+                        let low = mask.trailing_zeros() as usize;
+                        let high = 63 - mask.leading_zeros() as usize;
+                        Range {
+                            min: universe[low.min(universe.len() - 1)],
+                            max: universe[high.min(universe.len() - 1)],
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn status(&self, literal: &Literal, b: &Binding) -> Status {
+        match literal {
+            Literal::Is { instance, values } => {
+                let mask = self.mask(instance.choice, &b.args(instance.args));
+                if mask & !values == 0 {
+                    Status::True
+                } else if mask & values == 0 {
+                    Status::False
+                } else {
+                    Status::Unknown
+                }
+            }
+            Literal::Same { lhs, rhs, equal } => {
+                let l = self.mask(lhs.choice, &b.args(lhs.args));
+                let r = self.mask(rhs.choice, &b.args(rhs.args));
+                let same = bit_count(l) == 1 && l == r;
+                let disjoint = l & r == 0;
+                match (equal, same, disjoint) {
+                    (true, true, _) | (false, _, true) => Status::True,
+                    (true, _, true) | (false, true, _) => Status::False,
+                    _ => Status::Unknown,
+                }
+            }
+            Literal::Compare { lhs, op, rhs } => {
+                let l = self.term_range(lhs, b);
+                let r = self.term_range(rhs, b);
+                compare_status(*op, l, r)
+            }
+            Literal::Property {
+                property,
+                args,
+                negated,
+            } => {
+                if self.layout.bool_property(*property, &b.args(args)) != *negated {
+                    Status::True
+                } else {
+                    Status::False
+                }
+            }
+        }
+    }
+
+    /// Makes a literal hold.
+    fn enforce(&mut self, literal: &Literal, b: &Binding) -> Flow {
+        match literal {
+            Literal::Is { instance, values } => {
+                self.restrict(instance.choice, &b.args(instance.args), *values)
+            }
+            Literal::Same { lhs, rhs, equal } => {
+                let (lo, ro) = (b.args(lhs.args), b.args(rhs.args));
+                let (l, r) = (self.mask(lhs.choice, &lo), self.mask(rhs.choice, &ro));
+                if *equal {
+                    self.restrict(lhs.choice, &lo, r)?;
+                    self.restrict(rhs.choice, &ro, l)
+                } else {
+                    if bit_count(l) == 1 {
+                        self.restrict(rhs.choice, &ro, !l)?;
+                    }
+                    if bit_count(r) == 1 {
+                        self.restrict(lhs.choice, &lo, !r)?;
+                    }
+                    Ok(())
+                }
+            }
+            Literal::Compare { lhs, op, rhs } => self.enforce_compare(lhs, *op, rhs, b),
+            Literal::Property { .. } => Ok(()),
+        }
+    }
+
+    /// Makes an `is` literal fail (for counter conditions forced false).
+    fn enforce_not(&mut self, literal: &Literal, b: &Binding) -> Flow {
+        match literal {
+            Literal::Is { instance, values } => {
+                self.restrict(instance.choice, &b.args(instance.args), !values)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn enforce_compare(&mut self, lhs: &Term, op: CompareOp, rhs: &Term, b: &Binding) -> Flow {
+        let l = self.term_range(lhs, b);
+        let r = self.term_range(rhs, b);
+        let (lhs_bounds, rhs_bounds) = match op {
+            CompareOp::Lt => (
+                (i64::MIN, r.max.saturating_sub(1)),
+                (l.min.saturating_add(1), i64::MAX),
+            ),
+            CompareOp::Le => ((i64::MIN, r.max), (l.min, i64::MAX)),
+            CompareOp::Gt => (
+                (r.min.saturating_add(1), i64::MAX),
+                (i64::MIN, l.max.saturating_sub(1)),
+            ),
+            CompareOp::Ge => ((r.min, i64::MAX), (i64::MIN, l.max)),
+            CompareOp::Eq => ((r.min, r.max), (l.min, l.max)),
+            CompareOp::Ne => {
+                if r.min == r.max {
+                    self.exclude_value(lhs, r.min, b)?;
+                }
+                let l = self.term_range(lhs, b);
+                if l.min == l.max {
+                    self.exclude_value(rhs, l.min, b)?;
+                }
+                return Ok(());
+            }
+        };
+        self.restrict_term(lhs, lhs_bounds.0, lhs_bounds.1, b)?;
+        self.restrict_term(rhs, rhs_bounds.0, rhs_bounds.1, b)?;
+        if op == CompareOp::Eq {
+            // Two integer choices: keep only the values they share.
+            if let (Term::Choice(li), Term::Choice(ri)) = (lhs, rhs) {
+                let integer = |c: u16| {
+                    matches!(
+                        self.model().choices[c as usize].kind,
+                        ChoiceKind::Integer { .. }
+                    )
+                };
+                if integer(li.choice) && integer(ri.choice) {
+                    let (lo, ro) = (b.args(li.args), b.args(ri.args));
+                    let (lu, lm) = self.integer_values(li.choice, &lo);
+                    let (ru, rm) = self.integer_values(ri.choice, &ro);
+                    let keep = |u: &[i64], m: u64, other: &[i64], om: u64| -> u64 {
+                        let mut out = 0;
+                        for (i, v) in u.iter().enumerate() {
+                            if m & (1 << i) != 0
+                                && other
+                                    .iter()
+                                    .enumerate()
+                                    .any(|(j, w)| om & (1 << j) != 0 && w == v)
+                            {
+                                out |= 1 << i;
+                            }
+                        }
+                        out
+                    };
+                    let (lk, rk) = (keep(lu, lm, ru, rm), keep(ru, rm, lu, lm));
+                    self.restrict(li.choice, &lo, lk)?;
+                    self.restrict(ri.choice, &ro, rk)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Restricts a term to `[lo, hi]`.
+    fn restrict_term(&mut self, term: &Term, lo: i64, hi: i64, b: &Binding) -> Flow {
+        match term {
+            Term::Choice(inst) => {
+                let objects = b.args(inst.args);
+                match &self.model().choices[inst.choice as usize].kind {
+                    ChoiceKind::Counter(_) => self.restrict_counter(inst.choice, &objects, lo, hi),
+                    _ => {
+                        let (universe, _) = self.integer_values(inst.choice, &objects);
+                        let mut allowed = 0u64;
+                        for (i, v) in universe.iter().enumerate() {
+                            if (lo..=hi).contains(v) {
+                                allowed |= 1 << i;
+                            }
+                        }
+                        self.restrict(inst.choice, &objects, allowed)
+                    }
+                }
+            }
+            _ => {
+                let r = self.term_range(term, b);
+                if r.max < lo || r.min > hi {
+                    return Err(self.dead(
+                        None,
+                        b,
+                        &[],
+                        format!("a constant is outside [{lo}, {hi}]"),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn exclude_value(&mut self, term: &Term, value: i64, b: &Binding) -> Flow {
+        let Term::Choice(inst) = term else {
+            return Ok(());
+        };
+        let objects = b.args(inst.args);
+        match &self.model().choices[inst.choice as usize].kind {
+            ChoiceKind::Counter(_) => {
+                let r = self.counter(inst.choice, &objects);
+                if r.min == value {
+                    self.restrict_counter(
+                        inst.choice,
+                        &objects,
+                        value.saturating_add(1),
+                        i64::MAX,
+                    )?;
+                } else if r.max == value {
+                    self.restrict_counter(
+                        inst.choice,
+                        &objects,
+                        i64::MIN,
+                        value.saturating_sub(1),
+                    )?;
+                }
+                Ok(())
+            }
+            _ => {
+                let (universe, _) = self.integer_values(inst.choice, &objects);
+                let allowed = universe
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v != value)
+                    .fold(0u64, |m, (i, _)| m | 1 << i);
+                self.restrict(inst.choice, &objects, allowed)
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- constraints
+
+    /// Runs one constraint instance: fails if no literal can hold, enforces
+    /// the last one that can.
+    fn filter(&mut self, constraint: u16, b: &Binding) -> Flow {
+        let def = &self.model().constraints[constraint as usize];
+        let mut unknown = None;
+        for literal in def.literals {
+            match self.status(literal, b) {
+                Status::True => return Ok(()),
+                Status::False => {}
+                Status::Unknown if unknown.is_some() => return Ok(()),
+                Status::Unknown => unknown = Some(literal),
+            }
+        }
+        match unknown {
+            Some(literal) => self.enforce(literal, b),
+            None => Err(self.dead(
+                Some(constraint),
+                b,
+                def.vars,
+                format!("constraint {} fails: {}", def.origin, def.description),
+            )),
+        }
+    }
+
+    pub fn dead(
+        &self,
+        constraint: Option<u16>,
+        b: &Binding,
+        vars: &[VarDef],
+        message: String,
+    ) -> DeadEnd {
+        let bindings: Vec<(String, ObjectId)> = vars
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| b.is_bound(*i as Var))
+            .map(|(i, v)| (format!("${}", v.name), b.objects[i]))
+            .collect();
+        let shown: Vec<String> = bindings.iter().map(|(n, o)| format!("{n} = {o}")).collect();
+        let message = if shown.is_empty() {
+            message
+        } else {
+            format!("{message} (with {})", shown.join(", "))
+        };
+        DeadEnd {
+            constraint,
+            bindings,
+            emptied: None,
+            message,
+        }
+    }
+
+    // ---------------------------------------------------------------- enumeration
+
+    /// Calls `f` for every completion of `b` over `vars`: unbound variables
+    /// range over their sets, bound ones are checked for membership, and
+    /// objects of one root set are pairwise distinct.
+    pub fn for_each(
+        &mut self,
+        vars: &'static [VarDef],
+        b: &mut Binding,
+        f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
+    ) -> Flow {
+        self.for_each_from(vars, b, 0, f)
+    }
+
+    fn for_each_from(
+        &mut self,
+        vars: &'static [VarDef],
+        b: &mut Binding,
+        i: usize,
+        f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
+    ) -> Flow {
+        if i == vars.len() {
+            return f(self, b);
+        }
+        let var = &vars[i];
+        let layout = self.layout;
+        let args = b.args(var.args);
+        let root = layout.roots[var.set as usize];
+        let distinct = |b: &Binding, object: ObjectId| {
+            (0..vars.len()).all(|j| {
+                j == i
+                    || !b.is_bound(j as Var)
+                    || layout.roots[vars[j].set as usize] != root
+                    || b.objects[j] != object
+            })
+        };
+        if b.is_bound(i as Var) {
+            let object = b.objects[i];
+            if layout.contains(var.set, &args, object)
+                && self.is_member(var.set, &args, object)
+                && distinct(b, object)
+            {
+                return self.for_each_from(vars, b, i + 1, f);
+            }
+            return Ok(());
+        }
+        for &object in layout.set_objects(var.set, &args) {
+            if !distinct(b, object) || !self.is_member(var.set, &args, object) {
+                continue;
+            }
+            let mut inner = *b;
+            inner.bind(i as Var, object);
+            self.for_each_from(vars, &mut inner, i + 1, f)?;
+        }
+        Ok(())
+    }
+
+    /// Quotient sets hold the objects whose flag is certainly TRUE.
+    fn is_member(&self, set: u16, args: &[ObjectId], object: ObjectId) -> bool {
+        match &self.model().sets[set as usize].quotient {
+            Some(quotient) => {
+                let mut objects: Vec<ObjectId> = args.to_vec();
+                objects.push(object);
+                self.mask(quotient.flag, &objects) == 1
+            }
+            None => true,
+        }
+    }
+
+    // ---------------------------------------------------------------- counters
+
+    /// The range of a counter instance from its inputs, and the
+    /// contribution of each increment (for back-propagation).
+    fn compute_counter(
+        &mut self,
+        choice: u16,
+        params: &[ObjectId],
+        contributions: Option<&mut Vec<(Binding, Range, Status, Range)>>,
+    ) -> Range {
+        let ChoiceKind::Counter(def) = &self.model().choices[choice as usize].kind else {
+            return Range { min: 0, max: 0 };
+        };
+        let mut b = Binding::empty();
+        for (i, &o) in params.iter().enumerate() {
+            b.bind(i as Var, o);
+        }
+        let (mut min, mut max) = match def.op {
+            CounterOp::Sum => (0i64, 0i64),
+            CounterOp::Mul => (1i64, 1i64),
+        };
+        let mut collected = Vec::new();
+        let want = contributions.is_some();
+        let _ = self.for_each(def.vars, &mut b, &mut |p, b| {
+            let mut status = Status::True;
+            for literal in def.condition {
+                match p.status(literal, b) {
+                    Status::False => {
+                        status = Status::False;
+                        break;
+                    }
+                    Status::Unknown => status = Status::Unknown,
+                    Status::True => {}
+                }
+            }
+            let inc = p.term_range(&def.increment, b);
+            let neutral = if def.op == CounterOp::Sum { 0 } else { 1 };
+            let c = match status {
+                Status::True => inc,
+                Status::False => Range {
+                    min: neutral,
+                    max: neutral,
+                },
+                Status::Unknown => Range {
+                    min: inc.min.min(neutral),
+                    max: inc.max.max(neutral),
+                },
+            };
+            match def.op {
+                CounterOp::Sum => {
+                    min = min.saturating_add(c.min);
+                    max = max.saturating_add(c.max);
+                }
+                CounterOp::Mul => {
+                    let products = [
+                        min.saturating_mul(c.min),
+                        min.saturating_mul(c.max),
+                        max.saturating_mul(c.min),
+                        max.saturating_mul(c.max),
+                    ];
+                    min = *products.iter().min().unwrap_or(&0);
+                    max = *products.iter().max().unwrap_or(&0);
+                }
+            }
+            if want {
+                collected.push((*b, c, status, inc));
+            }
+            Ok(())
+        });
+        if let Some(out) = contributions {
+            *out = collected;
+        }
+        Range { min, max }
+    }
+
+    /// Recomputes a counter instance from its inputs, keeping any narrower
+    /// bound constraints put on it, and queues it if it changed.
+    fn update_counter(&mut self, choice: u16, params: &[ObjectId]) -> Flow {
+        if self.locate(choice, params).is_none() || !self.layout.instance_exists(choice, params) {
+            return Ok(());
+        }
+        let computed = self.compute_counter(choice, params, None);
+        self.narrow_counter(choice, params, computed.min, computed.max, computed)
+    }
+
+    /// Sets a counter's range from scratch (initialization).
+    pub fn init_counter(&mut self, choice: u16, params: &[ObjectId]) -> bool {
+        let Some((_, word, _)) = self.locate(choice, params) else {
+            return false;
+        };
+        let range = self.compute_counter(choice, params, None);
+        let old = (self.words[word], self.words[word + 1]);
+        self.words[word] = range.min as u64;
+        self.words[word + 1] = range.max as u64;
+        old != (range.min as u64, range.max as u64)
+    }
+
+    /// Makes a counter lie in `[lo, hi]`.
+    fn restrict_counter(&mut self, choice: u16, params: &[ObjectId], lo: i64, hi: i64) -> Flow {
+        if self.locate(choice, params).is_none() {
+            return Ok(());
+        }
+        let computed = self.compute_counter(choice, params, None);
+        self.narrow_counter(choice, params, lo, hi, computed)
+    }
+
+    /// Intersects the stored range with `[lo, hi]`; when the result is
+    /// narrower than what the inputs allow, forces the increments.
+    fn narrow_counter(
+        &mut self,
+        choice: u16,
+        params: &[ObjectId],
+        lo: i64,
+        hi: i64,
+        computed: Range,
+    ) -> Flow {
+        let Some((instance, word, _)) = self.locate(choice, params) else {
+            return Ok(());
+        };
+        let (old_min, old_max) = (self.words[word] as i64, self.words[word + 1] as i64);
+        let (min, max) = (
+            old_min.max(lo).max(computed.min),
+            old_max.min(hi).min(computed.max),
+        );
+        if min > max {
+            let name = self.model().choices[choice as usize].name;
+            return Err(DeadEnd {
+                constraint: None,
+                bindings: Vec::new(),
+                emptied: Some(InstanceId {
+                    choice,
+                    objects: params.to_vec(),
+                }),
+                message: format!(
+                    "counter {name}{params:?} must lie in [{}, {}] but its inputs give [{}, {}]",
+                    old_min.max(lo),
+                    old_max.min(hi),
+                    computed.min,
+                    computed.max
+                ),
+            });
+        }
+        if (min, max) != (old_min, old_max) {
+            self.words[word] = min as u64;
+            self.words[word + 1] = max as u64;
+            self.enqueue(choice, instance);
+        }
+        if (min, max) != (computed.min, computed.max) {
+            self.back_propagate(choice, params, min, max)?;
+        }
+        Ok(())
+    }
+
+    /// Forces the increments of a counter that must lie in `[min, max]`.
+    fn back_propagate(&mut self, choice: u16, params: &[ObjectId], min: i64, max: i64) -> Flow {
+        let ChoiceKind::Counter(def) = &self.model().choices[choice as usize].kind else {
+            return Ok(());
+        };
+        let mut parts = Vec::new();
+        let total = self.compute_counter(choice, params, Some(&mut parts));
+        for (b, c, status, inc) in parts {
+            // What this increment may contribute, the others being as loose
+            // as they are now.
+            let allowed = match def.op {
+                CounterOp::Sum => Range {
+                    min: min.saturating_sub(total.max.saturating_sub(c.max)),
+                    max: max.saturating_sub(total.min.saturating_sub(c.min)),
+                },
+                CounterOp::Mul => {
+                    // Only for non-negative factors: divide by the others.
+                    if total.min < 0 || c.min <= 0 || inc.min < 0 {
+                        continue;
+                    }
+                    let others_min = total.min / c.min.max(1);
+                    if others_min <= 0 {
+                        continue;
+                    }
+                    Range {
+                        min: i64::MIN,
+                        max: max / others_min,
+                    }
+                }
+            };
+            let neutral = if def.op == CounterOp::Sum { 0 } else { 1 };
+            let fits = |r: Range| r.max >= allowed.min && r.min <= allowed.max;
+            match status {
+                Status::Unknown => {
+                    if !fits(inc) {
+                        self.force_condition_false(def.condition, &b)?;
+                    } else if !(allowed.min..=allowed.max).contains(&neutral) {
+                        for literal in def.condition {
+                            self.enforce(literal, &b)?;
+                        }
+                        self.restrict_term(&def.increment, allowed.min, allowed.max, &b)?;
+                    }
+                }
+                Status::True => self.restrict_term(&def.increment, allowed.min, allowed.max, &b)?,
+                Status::False => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A conjunction must fail: if all literals but one hold, that one fails.
+    fn force_condition_false(&mut self, condition: &'static [Literal], b: &Binding) -> Flow {
+        let mut open = None;
+        for literal in condition {
+            match self.status(literal, b) {
+                Status::False => return Ok(()),
+                Status::True => {}
+                Status::Unknown if open.is_some() => return Ok(()),
+                Status::Unknown => open = Some(literal),
+            }
+        }
+        match open {
+            Some(literal) => self.enforce_not(literal, b),
+            None => Err(self.dead(
+                None,
+                b,
+                &[],
+                "a counter increment must both hold and fail".into(),
+            )),
+        }
+    }
+
+    // ---------------------------------------------------------------- the queue
+
+    /// Runs every constraint instance once, then the queue.
+    pub fn initialize(&mut self) -> Flow {
+        let model = self.model();
+        for (c, def) in model.constraints.iter().enumerate() {
+            let mut b = Binding::empty();
+            self.for_each(def.vars, &mut b, &mut |p, b| p.filter(c as u16, b))?;
+        }
+        self.run()
+    }
+
+    /// Propagates until no domain changes.
+    pub fn run(&mut self) -> Flow {
+        while let Some((choice, instance)) = self.queue.pop() {
+            let key = self.queue_key(choice, instance);
+            self.queued.set(key, false);
+            let objects = self.layout.instance_objects(choice, instance);
+            self.on_change(choice, &objects)?;
+        }
+        Ok(())
+    }
+
+    fn on_change(&mut self, choice: u16, objects: &[ObjectId]) -> Flow {
+        let model = self.model();
+        let symmetric =
+            model.choices[choice as usize].symmetry != Symmetry::None && objects.len() == 2;
+        let reversed = [
+            objects.get(1).copied().unwrap_or(0),
+            objects.first().copied().unwrap_or(0),
+        ];
+        let orientations: &[&[ObjectId]] = if symmetric {
+            &[objects, &reversed]
+        } else {
+            &[objects]
+        };
+        for clause in model
+            .clauses_by_choice
+            .get(choice as usize)
+            .copied()
+            .unwrap_or(&[])
+        {
+            let def = &model.constraints[clause.constraint as usize];
+            let literal = &def.literals[clause.literal as usize];
+            for instance in literal_instances(literal).into_iter().flatten() {
+                if instance.choice != choice {
+                    continue;
+                }
+                for objects in orientations {
+                    let mut b = Binding::empty();
+                    if instance
+                        .args
+                        .iter()
+                        .zip(objects.iter())
+                        .all(|(&v, &o)| b.bind(v, o))
+                    {
+                        self.for_each(def.vars, &mut b, &mut |p, b| {
+                            p.filter(clause.constraint, b)
+                        })?;
+                    }
+                }
+            }
+        }
+        for &counter in model
+            .counters_by_choice
+            .get(choice as usize)
+            .copied()
+            .unwrap_or(&[])
+        {
+            let ChoiceKind::Counter(def) = &model.choices[counter as usize].kind else {
+                continue;
+            };
+            let params = model.choices[counter as usize].params.len();
+            let reads = def
+                .condition
+                .iter()
+                .flat_map(|l| literal_instances(l).into_iter().flatten())
+                .chain(match &def.increment {
+                    Term::Choice(inst) => Some(inst),
+                    _ => None,
+                });
+            for instance in reads.filter(|i| i.choice == choice).collect::<Vec<_>>() {
+                for objects in orientations {
+                    let mut b = Binding::empty();
+                    if instance
+                        .args
+                        .iter()
+                        .zip(objects.iter())
+                        .all(|(&v, &o)| b.bind(v, o))
+                    {
+                        // Bound quantified variables only select the
+                        // counter instances: clear them, keep parameters.
+                        b.bound &= (1u32 << params) - 1;
+                        self.for_each(&def.vars[..params], &mut b, &mut |p, b| {
+                            p.update_counter(counter, &b.args(&PARAM_VARS[..params]))
+                        })?;
+                    }
+                }
+            }
+        }
+        self.on_membership_change(choice, objects)
+    }
+
+    /// A quotient flag changed: constraints and counters quantified over the
+    /// quotient set see a new member.
+    fn on_membership_change(&mut self, choice: u16, objects: &[ObjectId]) -> Flow {
+        let model = self.model();
+        let Some(set) = model
+            .sets
+            .iter()
+            .position(|s| s.quotient.as_ref().is_some_and(|q| q.flag == choice))
+        else {
+            return Ok(());
+        };
+        if self.mask(choice, objects) != 1 {
+            return Ok(());
+        }
+        let set = set as u16;
+        let (args, member) = objects.split_at(objects.len() - 1);
+        let bind_member = |vars: &[VarDef], v: usize, b: &mut Binding| -> bool {
+            vars[v].args.iter().zip(args).all(|(&a, &o)| b.bind(a, o))
+                && b.bind(v as Var, member[0])
+        };
+        for (c, def) in model.constraints.iter().enumerate() {
+            for v in (0..def.vars.len()).filter(|&v| def.vars[v].set == set) {
+                let mut b = Binding::empty();
+                if bind_member(def.vars, v, &mut b) {
+                    self.for_each(def.vars, &mut b, &mut |p, b| p.filter(c as u16, b))?;
+                }
+            }
+        }
+        for (k, choice_def) in model.choices.iter().enumerate() {
+            let ChoiceKind::Counter(def) = &choice_def.kind else {
+                continue;
+            };
+            let params = choice_def.params.len();
+            for v in (0..def.vars.len()).filter(|&v| def.vars[v].set == set) {
+                let mut b = Binding::empty();
+                if bind_member(def.vars, v, &mut b) {
+                    b.bound &= (1u32 << params) - 1;
+                    self.for_each(&def.vars[..params], &mut b, &mut |p, b| {
+                        p.update_counter(k as u16, &b.args(&PARAM_VARS[..params]))
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The value mask of an enum or integer instance in the order of `objects`.
+pub(crate) fn read_mask(layout: &Layout, words: &[u64], choice: u16, objects: &[ObjectId]) -> u64 {
+    let Some((instance, reversed)) = layout.instance(choice, objects) else {
+        return 0;
+    };
+    let shape = &layout.shapes[choice as usize];
+    let mask = words[shape.base + instance * shape.width];
+    match (reversed, layout.model.choices[choice as usize].symmetry) {
+        (true, Symmetry::Antisymmetric { inverse }) => map_mask(mask, inverse),
+        _ => mask,
+    }
+}
+
+/// The range of a counter instance.
+pub(crate) fn read_counter(
+    layout: &Layout,
+    words: &[u64],
+    choice: u16,
+    objects: &[ObjectId],
+) -> Range {
+    match layout.instance(choice, objects) {
+        Some((instance, _)) => {
+            let word = layout.shapes[choice as usize].base + instance * 2;
+            Range {
+                min: words[word] as i64,
+                max: words[word + 1] as i64,
+            }
+        }
+        None => Range { min: 0, max: 0 },
+    }
+}
+
+/// Variables `0..n`, the parameters of a counter.
+pub(crate) const PARAM_VARS: [Var; MAX_VARS] =
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// The choice instances a literal reads.
+pub(crate) fn literal_instances(literal: &Literal) -> [Option<&InstanceRef>; 2] {
+    fn term(t: &Term) -> Option<&InstanceRef> {
+        match t {
+            Term::Choice(inst) => Some(inst),
+            _ => None,
+        }
+    }
+    match literal {
+        Literal::Is { instance, .. } => [Some(instance), None],
+        Literal::Same { lhs, rhs, .. } => [Some(lhs), Some(rhs)],
+        Literal::Compare { lhs, rhs, .. } => [term(lhs), term(rhs)],
+        Literal::Property { .. } => [None, None],
+    }
+}
+
+pub(crate) fn compare_status(op: CompareOp, l: Range, r: Range) -> Status {
+    if l.min > l.max || r.min > r.max {
+        return Status::False;
+    }
+    let (always, never) = match op {
+        CompareOp::Lt => (l.max < r.min, l.min >= r.max),
+        CompareOp::Le => (l.max <= r.min, l.min > r.max),
+        CompareOp::Gt => (l.min > r.max, l.max <= r.min),
+        CompareOp::Ge => (l.min >= r.max, l.max < r.min),
+        CompareOp::Eq => (
+            l.min == l.max && r.min == r.max && l.min == r.min,
+            l.max < r.min || r.max < l.min,
+        ),
+        CompareOp::Ne => (
+            l.max < r.min || r.max < l.min,
+            l.min == l.max && r.min == r.max && l.min == r.min,
+        ),
+    };
+    if always {
+        Status::True
+    } else if never {
+        Status::False
+    } else {
+        Status::Unknown
+    }
+}

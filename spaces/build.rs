@@ -6,16 +6,20 @@
 
 use std::path::{Path, PathBuf};
 
-/// Files of the corpus that only exist to be included by another one.
-const INCLUDED_ONLY: &[&str] = &["every_construct_sets.space"];
+/// Files of the corpora that only exist to be included by another one.
+const INCLUDED_ONLY: &[&str] = &[
+    "every_construct_sets.space",
+    "parametrized_sets_common.space",
+];
 
 fn main() {
     commute_codegen::compile_or_exit("paper/listing07_ordering.space");
 
-    let corpus = Path::new("../dsl/tests/pass");
-    println!("cargo:rerun-if-changed={}", corpus.display());
-    for space in corpus_spaces(corpus) {
-        commute_codegen::compile_or_exit(space);
+    for corpus in [Path::new("../dsl/tests/pass"), Path::new("corpus")] {
+        println!("cargo:rerun-if-changed={}", corpus.display());
+        for space in corpus_spaces(corpus) {
+            commute_codegen::compile_or_exit(space);
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! The `commute` command.
 
+mod bench;
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +33,23 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
     },
+    /// Measure the engine: decisions and random descents per second, dead
+    /// ends, clone time and vector size on the paper's ordering space, and
+    /// code generation time for the largest bundled space.
+    Bench {
+        /// Print the figures as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Statements in the ordering space's backbone.
+        #[arg(long, default_value_t = 30)]
+        statements: u32,
+        /// Seconds of random descents.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// Seed of the random descents.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -48,6 +67,37 @@ fn main() -> ExitCode {
             deny_warnings,
             color,
         } => check(&files, deny_warnings, color),
+        Command::Bench {
+            json,
+            statements,
+            seconds,
+            seed,
+        } => {
+            match bench::run(&bench::Options {
+                statements,
+                seconds,
+                seed,
+            }) {
+                Ok(report) if json => match serde_json::to_string_pretty(&report) {
+                    Ok(text) => {
+                        println!("{text}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(error) => {
+                        eprintln!("error: {error}");
+                        ExitCode::FAILURE
+                    }
+                },
+                Ok(report) => {
+                    bench::print(&report);
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

@@ -86,3 +86,27 @@ fn check_checks_every_file_and_fails_if_one_fails() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("listing07_ordering.space: ok:"), "{stdout}");
 }
+
+#[test]
+fn bench_reports_engine_figures_as_json() {
+    let output = commute(&["bench", "--json", "--statements", "5", "--seconds", "0.1"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(report["backbone"], "5 statements");
+    assert_eq!(
+        report["choice_instances"], 10,
+        "one stored instance per pair of statements"
+    );
+    assert!(report["descents"].as_u64().is_some_and(|d| d >= 10));
+    assert!(report["decisions_per_second"]
+        .as_f64()
+        .is_some_and(|d| d > 0.0));
+    assert!(report["space"]
+        .as_str()
+        .is_some_and(|s| s.ends_with("listing07_ordering.space")));
+}

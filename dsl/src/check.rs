@@ -1054,7 +1054,6 @@ impl<'a> Checker<'a> {
 
     fn counter_body(&mut self, id: ChoiceId, body: &ast::CounterBody, scope: Scope) {
         let mut scope = self.bind_all(&body.quantifiers, scope);
-        let first_quantified = self.space.choices[id.index()].params.len();
         let increment = match &body.operand {
             Operand::Int(value, _) => Some(IntTerm::Const(*value)),
             Operand::Call(call) => match self.counter_operand(id, call, &mut scope) {
@@ -1086,7 +1085,8 @@ impl<'a> Checker<'a> {
             Some(list) => self.conditions(list, &mut scope, Context::CounterWhen),
             None => Some(Vec::new()),
         };
-        self.warn_unused(&scope, first_quantified);
+        // No unused-variable warning here: `sum 1` counts the objects of
+        // its quantifiers without naming them.
         let (Some(increment), Some(condition)) = (increment, condition) else {
             return;
         };

@@ -11,6 +11,7 @@ pub mod explore;
 pub mod layout;
 pub mod model;
 mod propagate;
+pub mod testing;
 
 pub use action::{Action, DeadEnd, InstanceId};
 pub use backbone::{Backbone, ObjectId};

@@ -85,6 +85,9 @@ pub(crate) struct Propagator<'a> {
     pub words: &'a mut [u64],
     queue: Vec<(u16, usize)>,
     queued: FixedBitSet,
+    /// While counting, objects possibly in a quotient set are enumerated
+    /// too: their increment is uncertain, not absent.
+    possible_members: bool,
 }
 
 fn bit_count(mask: u64) -> u32 {
@@ -110,6 +113,7 @@ impl<'a> Propagator<'a> {
             words,
             queue: Vec::new(),
             queued: FixedBitSet::with_capacity(layout.instances),
+            possible_members: false,
         }
     }
 
@@ -556,10 +560,34 @@ impl<'a> Propagator<'a> {
             Some(quotient) => {
                 let mut objects: Vec<ObjectId> = args.to_vec();
                 objects.push(object);
-                self.mask(quotient.flag, &objects) == 1
+                let mask = self.mask(quotient.flag, &objects);
+                if self.possible_members {
+                    mask & 1 != 0
+                } else {
+                    mask == 1
+                }
             }
             None => true,
         }
+    }
+
+    /// The membership flags of the quotient-set variables `from..` of a
+    /// binding, each as (flag choice, its objects).
+    fn membership_flags(
+        &self,
+        vars: &[VarDef],
+        from: usize,
+        b: &Binding,
+    ) -> Vec<(u16, Vec<ObjectId>)> {
+        let model = self.model();
+        (from..vars.len())
+            .filter_map(|i| {
+                let quotient = model.sets[vars[i].set as usize].quotient.as_ref()?;
+                let mut objects: Vec<ObjectId> = b.args(vars[i].args).to_vec();
+                objects.push(b.objects[i]);
+                Some((quotient.flag, objects))
+            })
+            .collect()
     }
 
     // ---------------------------------------------------------------- counters
@@ -585,8 +613,15 @@ impl<'a> Propagator<'a> {
         };
         let mut collected = Vec::new();
         let want = contributions.is_some();
+        let params = params.len();
+        let outer = std::mem::replace(&mut self.possible_members, true);
         let _ = self.for_each(def.vars, &mut b, &mut |p, b| {
             let mut status = Status::True;
+            for (flag, objects) in p.membership_flags(def.vars, params, b) {
+                if p.mask(flag, &objects) != 1 {
+                    status = Status::Unknown;
+                }
+            }
             for literal in def.condition {
                 match p.status(literal, b) {
                     Status::False => {
@@ -631,6 +666,7 @@ impl<'a> Propagator<'a> {
             }
             Ok(())
         });
+        self.possible_members = outer;
         if let Some(out) = contributions {
             *out = collected;
         }
@@ -750,10 +786,13 @@ impl<'a> Propagator<'a> {
             match status {
                 Status::Unknown => {
                     if !fits(inc) {
-                        self.force_condition_false(def.condition, &b)?;
+                        self.force_increment_off(def, params.len(), &b)?;
                     } else if !(allowed.min..=allowed.max).contains(&neutral) {
                         for literal in def.condition {
                             self.enforce(literal, &b)?;
+                        }
+                        for (flag, objects) in self.membership_flags(def.vars, params.len(), &b) {
+                            self.restrict(flag, &objects, 1)?;
                         }
                         self.restrict_term(&def.increment, allowed.min, allowed.max, &b)?;
                     }
@@ -765,25 +804,52 @@ impl<'a> Propagator<'a> {
         Ok(())
     }
 
-    /// A conjunction must fail: if all literals but one hold, that one fails.
-    fn force_condition_false(&mut self, condition: &'static [Literal], b: &Binding) -> Flow {
+    /// An increment must not count: its condition (a conjunction) or one
+    /// of its quotient memberships fails. If all hold but one, that one
+    /// fails.
+    fn force_increment_off(
+        &mut self,
+        def: &'static CounterDef,
+        params: usize,
+        b: &Binding,
+    ) -> Flow {
+        enum Open {
+            Literal(&'static Literal),
+            Member(u16, Vec<ObjectId>),
+        }
         let mut open = None;
-        for literal in condition {
+        let mut count = 0;
+        for literal in def.condition {
             match self.status(literal, b) {
                 Status::False => return Ok(()),
                 Status::True => {}
-                Status::Unknown if open.is_some() => return Ok(()),
-                Status::Unknown => open = Some(literal),
+                Status::Unknown => {
+                    count += 1;
+                    open = Some(Open::Literal(literal));
+                }
             }
         }
-        match open {
-            Some(literal) => self.enforce_not(literal, b),
-            None => Err(self.dead(
+        for (flag, objects) in self.membership_flags(def.vars, params, b) {
+            match self.mask(flag, &objects) {
+                1 => {}
+                mask if mask & 1 == 0 => return Ok(()),
+                _ => {
+                    count += 1;
+                    open = Some(Open::Member(flag, objects));
+                }
+            }
+        }
+        match (count, open) {
+            (1, Some(Open::Literal(literal))) => self.enforce_not(literal, b),
+            // Bit 1 of a membership flag is FALSE.
+            (1, Some(Open::Member(flag, objects))) => self.restrict(flag, &objects, 2),
+            (0, _) => Err(self.dead(
                 None,
                 b,
                 &[],
-                "a counter increment must both hold and fail".into(),
+                "a counter increment must both count and not count".into(),
             )),
+            _ => Ok(()),
         }
     }
 
@@ -901,16 +967,16 @@ impl<'a> Propagator<'a> {
         else {
             return Ok(());
         };
-        if self.mask(choice, objects) != 1 {
-            return Ok(());
-        }
+        // Constraints hold for certain members only; counters count
+        // possible ones, so they follow every change.
+        let certain = self.mask(choice, objects) == 1;
         let set = set as u16;
         let (args, member) = objects.split_at(objects.len() - 1);
         let bind_member = |vars: &[VarDef], v: usize, b: &mut Binding| -> bool {
             vars[v].args.iter().zip(args).all(|(&a, &o)| b.bind(a, o))
                 && b.bind(v as Var, member[0])
         };
-        for (c, def) in model.constraints.iter().enumerate() {
+        for (c, def) in model.constraints.iter().enumerate().filter(|_| certain) {
             for v in (0..def.vars.len()).filter(|&v| def.vars[v].set == set) {
                 let mut b = Binding::empty();
                 if bind_member(def.vars, v, &mut b) {

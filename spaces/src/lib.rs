@@ -17,10 +17,22 @@ pub mod paper {
     /// on its own (for instance with a backbone of 30 statements).
     pub mod ordering {
         include!(concat!(env!("OUT_DIR"), "/listing07_ordering.rs"));
+
+        /// A kernel of `n` statements, numbered `0..n`: the backbone the
+        /// engine benchmark runs this space on.
+        #[derive(Clone, Debug)]
+        pub struct Chain(pub u32);
+
+        impl Host for Chain {
+            fn statements(&self) -> Vec<StatementsId> {
+                (0..self.0).map(StatementsId).collect()
+            }
+        }
     }
 }
 
-/// Spaces of the language's test corpus (`dsl/tests/pass`).
+/// Small spaces, each exercising a few constructs, that tests run the
+/// engine on (`corpus/` and `dsl/tests/pass/`).
 pub mod corpus {
     /// A small space that uses every construct of the language: sets,
     /// subsets and a parametrized set (from an included file), properties
@@ -30,5 +42,39 @@ pub mod corpus {
     /// quotient set.
     pub mod every_construct {
         include!(concat!(env!("OUT_DIR"), "/every_construct.rs"));
+    }
+
+    /// Enum choices, value `requires`, aliases, boolean properties and
+    /// equality between instances of one choice.
+    pub mod enum_requires {
+        include!(concat!(env!("OUT_DIR"), "/enum_requires.rs"));
+    }
+
+    /// Integer choices over a `[int]` property and a literal list, compared
+    /// with each other, constants and properties.
+    pub mod integers {
+        include!(concat!(env!("OUT_DIR"), "/integers.rs"));
+    }
+
+    /// Sum, mul and half counters, a counter of an integer choice and a
+    /// counter of a counter.
+    pub mod counters {
+        include!(concat!(env!("OUT_DIR"), "/counters.rs"));
+    }
+
+    /// A symmetric choice (an equivalence) and an antisymmetric one (an
+    /// order), with transitivity.
+    pub mod symmetric {
+        include!(concat!(env!("OUT_DIR"), "/symmetric.rs"));
+    }
+
+    /// A quotient set and a counter over it.
+    pub mod quotient {
+        include!(concat!(env!("OUT_DIR"), "/quotient.rs"));
+    }
+
+    /// A parametrized set, declared in an included file, in quantifiers.
+    pub mod parametrized_sets {
+        include!(concat!(env!("OUT_DIR"), "/parametrized_sets.rs"));
     }
 }

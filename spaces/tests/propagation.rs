@@ -1,0 +1,114 @@
+//! Propagation against brute force, on small random backbones for every
+//! generated test space: the leaves reachable by `apply` and propagation
+//! are exactly the assignments the checker accepts, whatever the order of
+//! decisions; so propagation never removes a value of a solution, and dead
+//! ends come back as values. `COMMUTE_PROPAGATION_CASES` sets the number of
+//! cases (default 96).
+
+use commute_runtime::explore::{brute_force, enumerate};
+use commute_runtime::testing::RandomBackbone;
+use commute_runtime::{Candidate, CandidateError, Model};
+use commute_spaces::{corpus, paper};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+fn models() -> Vec<&'static Model> {
+    vec![
+        &corpus::enum_requires::MODEL,
+        &corpus::integers::MODEL,
+        &corpus::counters::MODEL,
+        &corpus::symmetric::MODEL,
+        &corpus::quotient::MODEL,
+        &corpus::parametrized_sets::MODEL,
+        &paper::ordering::MODEL,
+    ]
+}
+
+/// Assignments brute force may try per case.
+const BRUTE_FORCE_LIMIT: u64 = 40_000;
+
+fn compare(model: &'static Model, seed: u64, size: u32) -> Result<bool, TestCaseError> {
+    let backbone = RandomBackbone::new(model, seed, size);
+    let Ok(mut expected) = brute_force(backbone.clone(), BRUTE_FORCE_LIMIT) else {
+        return Ok(false); // Too large to enumerate: not a case.
+    };
+    expected.sort();
+    let root = match Candidate::new(backbone) {
+        Ok(root) => root,
+        Err(CandidateError::DeadEnd(dead_end)) => {
+            prop_assert!(
+                expected.is_empty(),
+                "{}: initial dead end ({dead_end}) but {} solutions",
+                model.name,
+                expected.len()
+            );
+            return Ok(true);
+        }
+        Err(other) => return Err(TestCaseError::fail(format!("{}: {other}", model.name))),
+    };
+    let instances = root.instances(&[]);
+    let forward: Vec<u16> = model.default_priority.to_vec();
+    let backward: Vec<u16> = forward.iter().rev().copied().collect();
+    for priority in [forward, backward] {
+        let found = enumerate(&root, &priority, usize::MAX);
+        for leaf in &found.leaves {
+            prop_assert!(leaf.is_complete());
+            if let Err(violation) = leaf.check() {
+                return Err(TestCaseError::fail(format!(
+                    "{}: a leaf breaks a constraint: {violation}",
+                    model.name
+                )));
+            }
+        }
+        let mut leaves: Vec<Vec<u64>> = found
+            .leaves
+            .iter()
+            .map(|l| l.raw_masks(&instances))
+            .collect();
+        leaves.sort();
+        prop_assert_eq!(
+            &leaves,
+            &expected,
+            "{} (seed {}, size {}, priority {:?})",
+            model.name,
+            seed,
+            size,
+            priority
+        );
+    }
+    Ok(true)
+}
+
+#[test]
+fn leaves_are_exactly_the_assignments_the_checker_accepts() {
+    let models = models();
+    let cases: u32 = std::env::var("COMMUTE_PROPAGATION_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let compared: Vec<std::cell::Cell<usize>> =
+        models.iter().map(|_| std::cell::Cell::new(0)).collect();
+    let strategy = (0..models.len(), any::<u64>(), 1u32..=3);
+    let result = runner.run(&strategy, |(which, seed, size)| {
+        if compare(models[which], seed, size)? {
+            compared[which].set(compared[which].get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+    let compared: Vec<usize> = compared.iter().map(std::cell::Cell::get).collect();
+    for (model, count) in models.iter().zip(&compared) {
+        eprintln!("{}: {count} backbones compared", model.name);
+    }
+    assert!(
+        compared.iter().all(|&c| c > 0) || cases < 50,
+        "some space was never small enough to compare: {compared:?}"
+    );
+}

@@ -1,0 +1,155 @@
+//! `commute bench`: engine figures on a bundled space, measured in one run.
+
+use std::time::{Duration, Instant};
+
+use commute_runtime::descent::random_descent;
+use commute_runtime::Candidate;
+use commute_spaces::paper::ordering;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// What one run measured.
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    pub space: String,
+    pub backbone: String,
+    pub choice_instances: usize,
+    pub vector_bytes: usize,
+    pub descents: usize,
+    pub decisions: usize,
+    pub dead_ends: usize,
+    pub dead_end_rate: f64,
+    pub decisions_per_second: f64,
+    pub descents_per_second: f64,
+    pub clone_nanoseconds: f64,
+    pub initial_propagation_milliseconds: f64,
+    pub codegen_space: String,
+    pub codegen_milliseconds: f64,
+    pub seed: u64,
+}
+
+pub struct Options {
+    pub statements: u32,
+    pub seconds: f64,
+    pub seed: u64,
+}
+
+pub fn run(options: &Options) -> Result<Report, String> {
+    let started = Instant::now();
+    let root = Candidate::new(ordering::Backbone(ordering::Chain(options.statements)))
+        .map_err(|e| e.to_string())?;
+    let initial = started.elapsed();
+    let priority = ordering::MODEL.default_priority;
+
+    // Descents until the time budget is spent (at least 10).
+    let mut rng = StdRng::seed_from_u64(options.seed);
+    let (mut descents, mut decisions, mut dead_ends) = (0usize, 0usize, 0usize);
+    let budget = Duration::from_secs_f64(options.seconds);
+    let started = Instant::now();
+    while descents < 10 || started.elapsed() < budget {
+        let descent = random_descent(&root, priority, &mut rng);
+        descents += 1;
+        decisions += descent.decisions();
+        dead_ends += usize::from(descent.is_dead_end());
+    }
+    let descent_time = started.elapsed().as_secs_f64();
+
+    // Clones of a partly decided candidate.
+    let clones = 100_000;
+    let started = Instant::now();
+    for _ in 0..clones {
+        std::hint::black_box(std::hint::black_box(&root).clone());
+    }
+    let clone_time = started.elapsed().as_secs_f64();
+
+    let (codegen_space, codegen) = codegen_time()?;
+    Ok(Report {
+        space: "spaces/paper/listing07_ordering.space".into(),
+        backbone: format!("{} statements", options.statements),
+        choice_instances: root.instances(&[]).len(),
+        vector_bytes: root.vector_words() * 8,
+        descents,
+        decisions,
+        dead_ends,
+        dead_end_rate: dead_ends as f64 / descents as f64,
+        decisions_per_second: decisions as f64 / descent_time,
+        descents_per_second: descents as f64 / descent_time,
+        clone_nanoseconds: clone_time * 1e9 / clones as f64,
+        initial_propagation_milliseconds: initial.as_secs_f64() * 1e3,
+        codegen_space,
+        codegen_milliseconds: codegen.as_secs_f64() * 1e3,
+        seed: options.seed,
+    })
+}
+
+/// Reading, checking and generating the largest bundled space (by the
+/// size of the generated code), best of five.
+fn codegen_time() -> Result<(String, Duration), String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut spaces = Vec::new();
+    for dir in ["spaces/paper", "spaces/corpus", "dsl/tests/pass"] {
+        let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
+        spaces.extend(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "space")),
+        );
+    }
+    let mut largest: Option<(usize, std::path::PathBuf)> = None;
+    for path in spaces {
+        let compilation = commute_dsl::compile(&path);
+        if let Ok(code) = commute_codegen::generate(&compilation) {
+            if largest.as_ref().is_none_or(|(size, _)| code.len() > *size) {
+                largest = Some((code.len(), path));
+            }
+        }
+    }
+    let (_, path) = largest.ok_or("no bundled space generates")?;
+    let mut best = Duration::MAX;
+    for _ in 0..5 {
+        let started = Instant::now();
+        let compilation = commute_dsl::compile(&path);
+        commute_codegen::generate(&compilation).map_err(|e| e.to_string())?;
+        best = best.min(started.elapsed());
+    }
+    let shown = path
+        .strip_prefix(root)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    Ok((shown, best))
+}
+
+pub fn print(report: &Report) {
+    println!(
+        "engine on {} with {} ({} choice instances, seed {})",
+        report.space, report.backbone, report.choice_instances, report.seed
+    );
+    println!("  decision vector      {:>12} bytes", report.vector_bytes);
+    println!(
+        "  initial propagation  {:>12.2} ms",
+        report.initial_propagation_milliseconds
+    );
+    println!(
+        "  clone                {:>12.0} ns",
+        report.clone_nanoseconds
+    );
+    println!(
+        "  random descents      {:>12.0} /s  ({} descents, {} decisions)",
+        report.descents_per_second, report.descents, report.decisions
+    );
+    println!(
+        "  decisions            {:>12.0} /s  (apply and propagate, inside descents)",
+        report.decisions_per_second
+    );
+    println!(
+        "  dead ends            {:>12.2} %  ({} of {} descents)",
+        report.dead_end_rate * 100.0,
+        report.dead_ends,
+        report.descents
+    );
+    println!(
+        "code generation for {} {:>8.2} ms (read, check, generate; best of 5)",
+        report.codegen_space, report.codegen_milliseconds
+    );
+}

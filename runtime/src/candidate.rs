@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, DeadEnd, InstanceId};
 use crate::backbone::Backbone;
+use crate::backbone::ObjectId;
 use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
-use crate::model::{ChoiceKind, Model};
+use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
 use crate::propagate::{read_counter, read_mask, Propagator};
 
 /// Why a candidate could not be created.
@@ -77,6 +78,8 @@ pub struct Candidate<B: Backbone> {
     backbone: Arc<B>,
     layout: Arc<Layout>,
     words: Vec<u64>,
+    /// Trigger instances whose callback ran, so that each runs once.
+    fired: Vec<(u16, Vec<ObjectId>)>,
 }
 
 impl<B: Backbone> Clone for Candidate<B> {
@@ -85,6 +88,7 @@ impl<B: Backbone> Clone for Candidate<B> {
             backbone: Arc::clone(&self.backbone),
             layout: Arc::clone(&self.layout),
             words: self.words.clone(),
+            fired: self.fired.clone(),
         }
     }
 }
@@ -98,12 +102,19 @@ impl<B: Backbone> Candidate<B> {
             words: vec![0; layout.words],
             backbone: Arc::new(backbone),
             layout: Arc::new(layout),
+            fired: Vec::new(),
         };
-        candidate.initialize().map_err(CandidateError::DeadEnd)?;
+        candidate
+            .initialize(None)
+            .map_err(CandidateError::DeadEnd)?;
+        candidate.fire_triggers().map_err(CandidateError::DeadEnd)?;
         Ok(candidate)
     }
 
-    fn initialize(&mut self) -> Result<(), DeadEnd> {
+    /// Sets every domain (from `previous`, a layout and vector of the same
+    /// candidate before objects were added, where it has the instance),
+    /// computes counters and propagates every constraint.
+    fn initialize(&mut self, previous: Option<(&Layout, &[u64])>) -> Result<(), DeadEnd> {
         let layout = Arc::clone(&self.layout);
         let model = layout.model;
         for (c, choice) in model.choices.iter().enumerate() {
@@ -114,7 +125,10 @@ impl<B: Backbone> Candidate<B> {
                 if !layout.instance_exists(c as u16, &objects) {
                     continue;
                 }
+                let carried = previous
+                    .and_then(|(old, words)| carry_domain(old, words, &layout, c as u16, &objects));
                 match &choice.kind {
+                    _ if carried.is_some() => self.words[word] = carried.unwrap_or_default(),
                     ChoiceKind::Enum { values } => self.words[word] = all(values.len()),
                     ChoiceKind::Integer { .. } => {
                         self.words[word] = all(layout.universe(c as u16, instance).len())
@@ -157,6 +171,7 @@ impl<B: Backbone> Candidate<B> {
             words: vec![0; layout.words],
             backbone: Arc::new(backbone),
             layout: Arc::new(layout),
+            fired: Vec::new(),
         };
         let layout = Arc::clone(&candidate.layout);
         for (c, choice) in layout.model.choices.iter().enumerate() {
@@ -242,8 +257,56 @@ impl<B: Backbone> Candidate<B> {
             )),
             _ => {
                 propagator.restrict(action.choice, &action.objects, action.values)?;
-                propagator.run()
+                propagator.run()?;
+                self.fire_triggers()
             }
+        }
+    }
+
+    /// Runs the callbacks of the trigger instances whose condition became
+    /// certain; when they add objects, lays the candidate out again: old
+    /// domains are kept, new instances start with every value, and every
+    /// constraint is propagated. Repeats until no trigger is pending.
+    fn fire_triggers(&mut self) -> Result<(), DeadEnd> {
+        if self
+            .layout
+            .model
+            .triggers
+            .iter()
+            .all(|t| !matches!(t.action, TriggerAction::Callback { .. }))
+        {
+            return Ok(());
+        }
+        loop {
+            let layout = Arc::clone(&self.layout);
+            let pending: Vec<(u16, Vec<ObjectId>)> = Propagator::new(&layout, &mut self.words)
+                .certain_triggers()
+                .into_iter()
+                .filter(|t| !self.fired.contains(t))
+                .collect();
+            if pending.is_empty() {
+                return Ok(());
+            }
+            let backbone = Arc::make_mut(&mut self.backbone);
+            for (trigger, objects) in pending {
+                if let TriggerAction::Callback { callback, args } =
+                    layout.model.triggers[trigger as usize].action
+                {
+                    let args: Vec<ObjectId> = args.iter().map(|&v| objects[v as usize]).collect();
+                    backbone.callback(callback, &args);
+                }
+                self.fired.push((trigger, objects));
+            }
+            self.fired.sort();
+            let new_layout = Layout::new(&*self.backbone).map_err(|error| DeadEnd {
+                constraint: None,
+                bindings: Vec::new(),
+                emptied: None,
+                message: format!("after a trigger callback: {error}"),
+            })?;
+            let old_words = std::mem::replace(&mut self.words, vec![0; new_layout.words]);
+            self.layout = Arc::new(new_layout);
+            self.initialize(Some((&layout, &old_words)))?;
         }
     }
 
@@ -443,6 +506,56 @@ impl<B: Backbone> Candidate<B> {
             _ => vec![format!("{:#x}", action.values)],
         };
         format!("{} = {}", instance.display(model), values.join(" | "))
+    }
+}
+
+/// The domain an instance had in an older layout of the same candidate,
+/// in the storage orientation of `layout`.
+fn carry_domain(
+    old: &Layout,
+    words: &[u64],
+    layout: &Layout,
+    choice: u16,
+    objects: &[ObjectId],
+) -> Option<u64> {
+    let (old_index, _) = old.instance(choice, objects)?;
+    let (new_index, reversed) = layout.instance(choice, objects)?;
+    match &layout.model.choices[choice as usize].kind {
+        ChoiceKind::Enum { .. } => {
+            let mask = read_mask(old, words, choice, objects);
+            Some(
+                match (reversed, layout.model.choices[choice as usize].symmetry) {
+                    // The inverse is an involution: mapping again restores the
+                    // storage orientation.
+                    (true, Symmetry::Antisymmetric { inverse }) => {
+                        (0..64).filter(|b| mask & (1u64 << b) != 0).fold(0, |m, b| {
+                            m | 1u64 << inverse.get(b).copied().unwrap_or(b as u8)
+                        })
+                    }
+                    _ => mask,
+                },
+            )
+        }
+        ChoiceKind::Integer { .. } => {
+            let old_shape = &old.shapes[choice as usize];
+            let mask = words[old_shape.base + old_index * old_shape.width];
+            let values: Vec<i64> = old
+                .universe(choice, old_index)
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, v)| *v)
+                .collect();
+            let universe = layout.universe(choice, new_index);
+            Some(
+                universe
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| values.contains(v))
+                    .fold(0, |m, (i, _)| m | 1 << i),
+            )
+        }
+        ChoiceKind::Counter(_) => None,
     }
 }
 

@@ -82,18 +82,6 @@ enum PropertyTable {
 impl Layout {
     pub fn new<B: Backbone>(backbone: &B) -> Result<Layout, LayoutError> {
         let model = backbone.model();
-        for trigger in model.triggers {
-            if let crate::model::TriggerAction::Callback { callback, .. } = trigger.action {
-                let name = model
-                    .callbacks
-                    .get(callback as usize)
-                    .map_or("?", |c| c.name);
-                return Err(LayoutError::Unsupported(format!(
-                    "trigger calling `{name}` ({}): host callbacks that add objects are not handled by the engine yet",
-                    trigger.origin
-                )));
-            }
-        }
         let roots: Vec<u16> = (0..model.sets.len() as u16)
             .map(|s| model.root(s))
             .collect();

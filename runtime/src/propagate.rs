@@ -855,6 +855,30 @@ impl<'a> Propagator<'a> {
 
     // ---------------------------------------------------------------- the queue
 
+    /// The instances of callback triggers whose condition is certain: each
+    /// as (trigger, objects of its variables).
+    pub fn certain_triggers(&mut self) -> Vec<(u16, Vec<ObjectId>)> {
+        let model = self.model();
+        let mut out = Vec::new();
+        for (t, trigger) in model.triggers.iter().enumerate() {
+            if !matches!(trigger.action, TriggerAction::Callback { .. }) {
+                continue;
+            }
+            let mut b = Binding::empty();
+            let _ = self.for_each(trigger.vars, &mut b, &mut |p, b| {
+                if trigger
+                    .condition
+                    .iter()
+                    .all(|l| p.status(l, b) == Status::True)
+                {
+                    out.push((t as u16, b.objects[..trigger.vars.len()].to_vec()));
+                }
+                Ok(())
+            });
+        }
+        out
+    }
+
     /// Runs every constraint instance once, then the queue.
     pub fn initialize(&mut self) -> Flow {
         let model = self.model();

@@ -73,6 +73,12 @@ pub mod corpus {
         include!(concat!(env!("OUT_DIR"), "/quotient.rs"));
     }
 
+    /// A trigger whose host callback adds objects (copies of blocks placed
+    /// in local memory), and a counter over the added objects.
+    pub mod triggers {
+        include!(concat!(env!("OUT_DIR"), "/triggers.rs"));
+    }
+
     /// A parametrized set, declared in an included file, in quantifiers.
     pub mod parametrized_sets {
         include!(concat!(env!("OUT_DIR"), "/parametrized_sets.rs"));

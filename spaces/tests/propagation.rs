@@ -20,6 +20,8 @@ fn models() -> Vec<&'static Model> {
         &corpus::symmetric::MODEL,
         &corpus::quotient::MODEL,
         &corpus::parametrized_sets::MODEL,
+        &corpus::triggers::MODEL,
+        &corpus::every_construct::MODEL,
         &paper::ordering::MODEL,
     ]
 }

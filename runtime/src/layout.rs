@@ -62,6 +62,11 @@ pub struct Layout {
     param_objects: Vec<Vec<Vec<ObjectId>>>,
     /// Root set of each set.
     pub(crate) roots: Vec<u16>,
+    /// Sets kept by the engine (quotient sets).
+    pub(crate) is_quotient: Vec<bool>,
+    /// Root sets without parameters: every object of their id space that
+    /// appears in an instance belongs to them.
+    pub(crate) is_plain_root: Vec<bool>,
     /// Property values per tuple of argument positions.
     properties: Vec<PropertyTable>,
     pub(crate) shapes: Vec<Shape>,
@@ -91,6 +96,12 @@ impl Layout {
             positions: vec![Vec::new(); model.sets.len()],
             param_objects: vec![Vec::new(); model.sets.len()],
             roots,
+            is_quotient: model.sets.iter().map(|s| s.quotient.is_some()).collect(),
+            is_plain_root: model
+                .sets
+                .iter()
+                .map(|s| s.superset.is_none() && s.params.is_empty() && s.quotient.is_none())
+                .collect(),
             properties: Vec::new(),
             shapes: Vec::new(),
             universes: vec![Vec::new(); model.choices.len()],

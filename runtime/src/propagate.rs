@@ -535,7 +535,8 @@ impl<'a> Propagator<'a> {
         };
         if b.is_bound(i as Var) {
             let object = b.objects[i];
-            if layout.contains(var.set, &args, object)
+            // Objects bound from an instance belong to their root set.
+            if (layout.is_plain_root[var.set as usize] || layout.contains(var.set, &args, object))
                 && self.is_member(var.set, &args, object)
                 && distinct(b, object)
             {
@@ -556,6 +557,9 @@ impl<'a> Propagator<'a> {
 
     /// Quotient sets hold the objects whose flag is certainly TRUE.
     fn is_member(&self, set: u16, args: &[ObjectId], object: ObjectId) -> bool {
+        if !self.layout.is_quotient[set as usize] {
+            return true;
+        }
         match &self.model().sets[set as usize].quotient {
             Some(quotient) => {
                 let mut objects: Vec<ObjectId> = args.to_vec();
@@ -933,6 +937,15 @@ impl<'a> Propagator<'a> {
                         .zip(objects.iter())
                         .all(|(&v, &o)| b.bind(v, o))
                     {
+                        // An `is` literal that did not become false cannot
+                        // make any instance of its constraint fail or unit:
+                        // the other literals did not change, and each literal
+                        // that became false is visited through its own clause.
+                        if matches!(literal, Literal::Is { .. })
+                            && self.status(literal, &b) != Status::False
+                        {
+                            continue;
+                        }
                         self.for_each(def.vars, &mut b, &mut |p, b| {
                             p.filter(clause.constraint, b)
                         })?;

@@ -160,15 +160,15 @@ impl<'a> Propagator<'a> {
         }
         self.words[word] = new;
         if new == 0 {
-            let (choice_name, objects) = (
-                self.model().choices[choice as usize].name,
-                self.layout.instance_objects(choice, instance),
-            );
+            let emptied = InstanceId {
+                choice,
+                objects: self.layout.instance_objects(choice, instance),
+            };
             return Err(DeadEnd {
                 constraint: None,
                 bindings: Vec::new(),
-                message: format!("no value left for {choice_name}{objects:?}"),
-                emptied: Some(InstanceId { choice, objects }),
+                message: format!("no value left for {}", emptied.display(self.model())),
+                emptied: Some(emptied),
             });
         }
         self.enqueue(choice, instance);
@@ -460,7 +460,21 @@ impl<'a> Propagator<'a> {
             }
         }
         match unknown {
-            Some(literal) => self.enforce(literal, b),
+            Some(literal) => self.enforce(literal, b).map_err(|mut dead_end| {
+                // Name the constraint whose enforcement emptied a domain.
+                if dead_end.constraint.is_none() {
+                    let context = self.dead(
+                        Some(constraint),
+                        b,
+                        def.vars,
+                        format!("constraint {} fails: {}", def.origin, def.description),
+                    );
+                    dead_end.message = format!("{}: {}", context.message, dead_end.message);
+                    dead_end.constraint = context.constraint;
+                    dead_end.bindings = context.bindings;
+                }
+                dead_end
+            }),
             None => Err(self.dead(
                 Some(constraint),
                 b,

@@ -47,6 +47,20 @@ pub(crate) struct Shape {
     pub sizes: Vec<usize>,
     /// Two parameters of one set stored as the triangle `p0 < p1`.
     pub triangle: bool,
+    /// Bit planes kept beside the masks of a triangle enum choice over a
+    /// plain set of at most 64 objects: see [`Planes`].
+    pub planes: Option<Planes>,
+}
+
+/// For a triangle enum choice `c` over a set `S`, word `base + row * values
+/// + v` holds the positions `z` in `S` such that `v` is in the domain of
+/// `c(S[row], S[z])`: the domains of a whole row at once, so a constraint
+/// can be filtered for every `z` with a few word operations.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Planes {
+    pub base: usize,
+    pub values: usize,
+    pub set: u16,
 }
 
 /// The dense tables of one backbone.
@@ -204,9 +218,30 @@ impl Layout {
                 sets,
                 sizes,
                 triangle,
+                planes: None,
             });
             base += count * width;
             first_instance += count;
+        }
+        // Bit planes go after every domain.
+        for (index, choice) in model.choices.iter().enumerate() {
+            let shape = &layout.shapes[index];
+            let ChoiceKind::Enum { values } = &choice.kind else {
+                continue;
+            };
+            let set = shape.sets.first().copied();
+            if let (true, Some(set)) = (shape.triangle, set) {
+                let def = &model.sets[set as usize];
+                let n = layout.objects[set as usize].len();
+                if def.params.is_empty() && def.quotient.is_none() && n <= 64 {
+                    layout.shapes[index].planes = Some(Planes {
+                        base,
+                        values: values.len(),
+                        set,
+                    });
+                    base += n * values.len();
+                }
+            }
         }
         layout.words = base;
         layout.instances = first_instance;
@@ -357,30 +392,52 @@ impl Layout {
         Some((index, false))
     }
 
+    /// Positions `(low, high)` of the objects of a triangle instance.
+    pub(crate) fn triangle_positions(&self, instance: usize) -> (usize, usize) {
+        let mut high = ((((8 * instance + 1) as f64).sqrt() + 1.0) / 2.0) as usize;
+        while high * high.saturating_sub(1) / 2 > instance {
+            high -= 1;
+        }
+        while (high + 1) * high / 2 <= instance {
+            high += 1;
+        }
+        (instance - high * (high - 1) / 2, high)
+    }
+
+    /// The objects of a set without parameters.
+    pub(crate) fn plain_objects(&self, set: u16) -> &[ObjectId] {
+        &self.objects[set as usize]
+    }
+
     /// The objects of an instance, in storage orientation.
     pub(crate) fn instance_objects(&self, choice: u16, instance: usize) -> Vec<ObjectId> {
+        let mut out = Vec::new();
+        self.instance_objects_into(choice, instance, &mut out);
+        out
+    }
+
+    /// Like `instance_objects`, reusing `out`.
+    pub(crate) fn instance_objects_into(
+        &self,
+        choice: u16,
+        instance: usize,
+        out: &mut Vec<ObjectId>,
+    ) {
         let shape = &self.shapes[choice as usize];
+        out.clear();
         if shape.triangle {
-            // Invert `high * (high - 1) / 2 + low` with `low < high`.
-            let mut high = ((((8 * instance + 1) as f64).sqrt() + 1.0) / 2.0) as usize;
-            while high * (high.saturating_sub(1)) / 2 > instance {
-                high -= 1;
-            }
-            while (high + 1) * high / 2 <= instance {
-                high += 1;
-            }
-            let low = instance - high * (high - 1) / 2;
+            let (low, high) = self.triangle_positions(instance);
             let objects = &self.objects[shape.sets[0] as usize];
-            return vec![objects[low], objects[high]];
+            out.extend([objects[low], objects[high]]);
+            return;
         }
         let mut rest = instance;
-        let mut out = vec![0; shape.sets.len()];
+        out.resize(shape.sets.len(), 0);
         for i in (0..shape.sets.len()).rev() {
             let position = rest % shape.sizes[i].max(1);
             rest /= shape.sizes[i].max(1);
             out[i] = self.objects[shape.sets[i] as usize][position];
         }
-        out
     }
 
     /// Whether an instance has pairwise distinct objects, i.e. exists.

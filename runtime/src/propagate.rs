@@ -70,6 +70,15 @@ pub(crate) enum Status {
     Unknown,
 }
 
+/// A literal's status for every value of a free variable.
+enum RowStatus {
+    /// The literal does not read the free variable.
+    Constant(Status),
+    /// Bit sets over the free variable's positions: certainly true, and
+    /// certainly false.
+    Row { t: u64, f: u64 },
+}
+
 /// The inclusive range a term may take.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Range {
@@ -159,6 +168,7 @@ impl<'a> Propagator<'a> {
             return Ok(());
         }
         self.words[word] = new;
+        self.write_planes(choice, instance, new);
         if new == 0 {
             let emptied = InstanceId {
                 choice,
@@ -442,6 +452,241 @@ impl<'a> Propagator<'a> {
                 self.restrict(inst.choice, &objects, allowed)
             }
         }
+    }
+
+    // ---------------------------------------------------------------- bit planes
+
+    /// Mirrors the mask of a triangle instance into its choice's planes.
+    fn write_planes(&mut self, choice: u16, instance: usize, mask: u64) {
+        let shape = &self.layout.shapes[choice as usize];
+        let Some(planes) = shape.planes else { return };
+        let (low, high) = self.layout.triangle_positions(instance);
+        let inverse = match self.model().choices[choice as usize].symmetry {
+            Symmetry::Antisymmetric { inverse } => Some(inverse),
+            _ => None,
+        };
+        for v in 0..planes.values {
+            let on = mask & (1 << v) != 0;
+            let back = inverse.map_or(v, |inverse| {
+                inverse.get(v).copied().unwrap_or(v as u8) as usize
+            });
+            let forward_word = planes.base + low * planes.values + v;
+            let backward_word = planes.base + high * planes.values + back;
+            if on {
+                self.words[forward_word] |= 1 << high;
+                self.words[backward_word] |= 1 << low;
+            } else {
+                self.words[forward_word] &= !(1 << high);
+                self.words[backward_word] &= !(1 << low);
+            }
+        }
+    }
+
+    /// Recomputes every plane from the masks.
+    fn rebuild_planes(&mut self) {
+        let layout = self.layout;
+        for (c, shape) in layout.shapes.iter().enumerate() {
+            let Some(planes) = shape.planes else { continue };
+            let n = layout.plain_objects(planes.set).len();
+            self.words[planes.base..planes.base + n * planes.values].fill(0);
+            for instance in 0..shape.count {
+                let mask = self.words[shape.base + instance];
+                self.write_planes(c as u16, instance, mask);
+            }
+        }
+    }
+
+    /// Filters every instance of `constraint` that extends `b` by one
+    /// variable, all at once over bit planes. `None` when the clause does
+    /// not have that shape (then the caller enumerates).
+    fn vector_filter(&mut self, constraint: u16, b: &Binding) -> Option<Flow> {
+        let layout = self.layout;
+        let def = &self.model().constraints[constraint as usize];
+        let mut free = None;
+        for (i, var) in def.vars.iter().enumerate() {
+            if !b.is_bound(i as Var) {
+                if free.is_some() {
+                    return None;
+                }
+                free = Some(i);
+            } else if !layout.is_plain_root[var.set as usize] {
+                return None;
+            }
+        }
+        let z = free?;
+        let set = def.vars[z].set;
+        if !layout.is_plain_root[set as usize] {
+            return None;
+        }
+        let objects = layout.plain_objects(set);
+        let n = objects.len();
+        if n > 64 {
+            return None;
+        }
+        // Positions z may take: objects distinct from the bound ones.
+        let mut valid: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let root = layout.roots[set as usize];
+        for (i, var) in def.vars.iter().enumerate() {
+            if i != z && layout.roots[var.set as usize] == root {
+                if let Some(p) = layout.position(set, b.objects[i]) {
+                    valid &= !(1u64 << p);
+                }
+            }
+        }
+        // Per literal: where it is certainly false; any certainly true
+        // position is satisfied.
+        let mut sat = 0u64;
+        let mut all_false = valid;
+        // Constraints have few literals; longer ones take the slow path.
+        let mut falses = [0u64; 16];
+        if def.literals.len() > falses.len() {
+            return None;
+        }
+        for (index, literal) in def.literals.iter().enumerate() {
+            let (t, f) = match self.row_status(literal, b, z)? {
+                RowStatus::Constant(Status::True) => return Some(Ok(())),
+                RowStatus::Constant(Status::False) => (0, valid),
+                RowStatus::Constant(Status::Unknown) => (0, 0),
+                RowStatus::Row { t, f } => (t & valid, f & valid),
+            };
+            sat |= t;
+            all_false &= f;
+            falses[index] = f;
+        }
+        let falses = &falses[..def.literals.len()];
+        let open = valid & !sat;
+        if open & all_false != 0 {
+            let p = (open & all_false).trailing_zeros() as usize;
+            let mut with_z = *b;
+            with_z.bind(z as Var, objects[p]);
+            let message = format!("constraint {} fails: {}", def.origin, def.description);
+            return Some(Err(self.dead(Some(constraint), &with_z, def.vars, message)));
+        }
+        // Positions where every literal but one is false: filter them one
+        // by one, which enforces the remaining literal.
+        let mut units = 0u64;
+        for k in 0..falses.len() {
+            let mut unit = open & !falses[k];
+            for (j, &other) in falses.iter().enumerate() {
+                if j != k {
+                    unit &= other;
+                }
+            }
+            units |= unit;
+        }
+        while units != 0 {
+            let p = units.trailing_zeros() as usize;
+            units &= units - 1;
+            let mut with_z = *b;
+            with_z.bind(z as Var, objects[p]);
+            if let Err(error) = self.filter(constraint, &with_z) {
+                return Some(Err(error));
+            }
+        }
+        Some(Ok(()))
+    }
+
+    /// The status of a literal for every value of the free variable `z`, or
+    /// `None` if it cannot be read from planes.
+    fn row_status(&self, literal: &Literal, b: &Binding, z: usize) -> Option<RowStatus> {
+        let z = z as Var;
+        let mentions = |args: &[Var]| args.contains(&z);
+        match literal {
+            Literal::Is { instance, .. } if !mentions(instance.args) => {
+                Some(RowStatus::Constant(self.status(literal, b)))
+            }
+            Literal::Is { instance, values } => {
+                let (has_in, has_out) = self.row_masks(instance, *values, b, z)?;
+                Some(RowStatus::Row {
+                    t: !has_out,
+                    f: !has_in,
+                })
+            }
+            Literal::Same { lhs, rhs, equal } => {
+                let (fixed, row) = match (mentions(lhs.args), mentions(rhs.args)) {
+                    (false, false) => return Some(RowStatus::Constant(self.status(literal, b))),
+                    (false, true) => (lhs, rhs),
+                    (true, false) => (rhs, lhs),
+                    (true, true) => return None,
+                };
+                if fixed.choice != row.choice {
+                    return None;
+                }
+                let m = self.mask(fixed.choice, &b.args(fixed.args));
+                let (has_in, has_out) = self.row_masks(row, m, b, z)?;
+                // Equal: certain when both are the same single value;
+                // impossible when they share no value.
+                let same = if m.count_ones() == 1 { !has_out } else { 0 };
+                Some(if *equal {
+                    RowStatus::Row {
+                        t: same,
+                        f: !has_in,
+                    }
+                } else {
+                    RowStatus::Row {
+                        t: !has_in,
+                        f: same,
+                    }
+                })
+            }
+            Literal::Property { args, .. } if !mentions(args) => {
+                Some(RowStatus::Constant(self.status(literal, b)))
+            }
+            Literal::Property { .. } => None,
+            Literal::Compare { lhs, rhs, .. } => {
+                let reads_z = |t: &Term| match t {
+                    Term::Const(_) => false,
+                    Term::Property { args, .. } => mentions(args),
+                    Term::Choice(inst) => mentions(inst.args),
+                };
+                if reads_z(lhs) || reads_z(rhs) {
+                    None
+                } else {
+                    Some(RowStatus::Constant(self.status(literal, b)))
+                }
+            }
+        }
+    }
+
+    /// For an instance `c(u, z)` or `c(z, u)` of a choice with planes: the
+    /// positions `z` whose domain meets `values`, and those whose domain
+    /// has a value outside `values`.
+    fn row_masks(
+        &self,
+        instance: &InstanceRef,
+        values: u64,
+        b: &Binding,
+        z: Var,
+    ) -> Option<(u64, u64)> {
+        let shape = &self.layout.shapes[instance.choice as usize];
+        let planes = shape.planes?;
+        let [x, y] = instance.args else { return None };
+        let (u, forward) = match (*x == z, *y == z) {
+            (false, true) => (*x, true),
+            (true, false) => (*y, false),
+            _ => return None,
+        };
+        let row = self.layout.position(planes.set, b.objects[u as usize])?;
+        let inverse = match self.model().choices[instance.choice as usize].symmetry {
+            Symmetry::Antisymmetric { inverse } => Some(inverse),
+            _ => None,
+        };
+        let (mut has_in, mut has_out) = (0u64, 0u64);
+        for v in 0..planes.values {
+            // `c(z, u)` takes v iff `c(u, z)` takes the inverse of v.
+            let stored = if forward {
+                v
+            } else {
+                inverse.map_or(v, |inv| inv.get(v).copied().unwrap_or(v as u8) as usize)
+            };
+            let plane = self.words[planes.base + row * planes.values + stored];
+            if values & (1 << v) != 0 {
+                has_in |= plane;
+            } else {
+                has_out |= plane;
+            }
+        }
+        Some((has_in, has_out))
     }
 
     // ---------------------------------------------------------------- constraints
@@ -899,6 +1144,7 @@ impl<'a> Propagator<'a> {
 
     /// Runs every constraint instance once, then the queue.
     pub fn initialize(&mut self) -> Flow {
+        self.rebuild_planes();
         let model = self.model();
         for (c, def) in model.constraints.iter().enumerate() {
             let mut b = Binding::empty();
@@ -909,10 +1155,12 @@ impl<'a> Propagator<'a> {
 
     /// Propagates until no domain changes.
     pub fn run(&mut self) -> Flow {
+        let mut objects = Vec::with_capacity(4);
         while let Some((choice, instance)) = self.queue.pop() {
             let key = self.queue_key(choice, instance);
             self.queued.set(key, false);
-            let objects = self.layout.instance_objects(choice, instance);
+            self.layout
+                .instance_objects_into(choice, instance, &mut objects);
             self.on_change(choice, &objects)?;
         }
         Ok(())
@@ -958,6 +1206,10 @@ impl<'a> Propagator<'a> {
                         if matches!(literal, Literal::Is { .. })
                             && self.status(literal, &b) != Status::False
                         {
+                            continue;
+                        }
+                        if let Some(flow) = self.vector_filter(clause.constraint, &b) {
+                            flow?;
                             continue;
                         }
                         self.for_each(def.vars, &mut b, &mut |p, b| {

@@ -1179,6 +1179,14 @@ impl<'a> Propagator<'a> {
         } else {
             &[objects]
         };
+        // The changed instance's mask as seen from each orientation, read
+        // once: the `is` literals on it are tested against these. Should a
+        // clause below restrict this instance again, it is queued again.
+        let is_enum = matches!(model.choices[choice as usize].kind, ChoiceKind::Enum { .. });
+        let masks = [
+            self.mask(choice, orientations[0]),
+            orientations.get(1).map_or(0, |o| self.mask(choice, o)),
+        ];
         for clause in model
             .clauses_by_choice
             .get(choice as usize)
@@ -1191,7 +1199,16 @@ impl<'a> Propagator<'a> {
                 if instance.choice != choice {
                     continue;
                 }
-                for objects in orientations {
+                for (orientation, objects) in orientations.iter().enumerate() {
+                    // An `is` literal that did not become false cannot make
+                    // any instance of its constraint fail or unit: the other
+                    // literals did not change, and each literal that became
+                    // false is visited through its own clause.
+                    if let (Literal::Is { values, .. }, true) = (literal, is_enum) {
+                        if masks[orientation] & values != 0 {
+                            continue;
+                        }
+                    }
                     let mut b = Binding::empty();
                     if instance
                         .args
@@ -1199,15 +1216,6 @@ impl<'a> Propagator<'a> {
                         .zip(objects.iter())
                         .all(|(&v, &o)| b.bind(v, o))
                     {
-                        // An `is` literal that did not become false cannot
-                        // make any instance of its constraint fail or unit:
-                        // the other literals did not change, and each literal
-                        // that became false is visited through its own clause.
-                        if matches!(literal, Literal::Is { .. })
-                            && self.status(literal, &b) != Status::False
-                        {
-                            continue;
-                        }
                         if let Some(flow) = self.vector_filter(clause.constraint, &b) {
                             flow?;
                             continue;

@@ -11,20 +11,7 @@ fn main() {
 }
 
 fn bundled_spaces() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut paths = Vec::new();
-    for dir in ["spaces/paper", "dsl/tests/pass"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        paths.extend(
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "space")),
-        );
-    }
-    paths.sort();
-    paths
+    commute_spaces::bundled_space_files()
 }
 
 /// The compilation of the bundled space with the most generated code.

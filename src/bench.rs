@@ -86,15 +86,7 @@ pub fn run(options: &Options) -> Result<Report, String> {
 /// size of the generated code), best of five.
 fn codegen_time() -> Result<(String, Duration), String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut spaces = Vec::new();
-    for dir in ["spaces/paper", "spaces/corpus", "dsl/tests/pass"] {
-        let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
-        spaces.extend(
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "space")),
-        );
-    }
+    let spaces = commute_spaces::bundled_space_files();
     let mut largest: Option<(usize, std::path::PathBuf)> = None;
     for path in spaces {
         let compilation = commute_dsl::compile(&path);

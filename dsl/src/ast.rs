@@ -245,6 +245,18 @@ pub enum CompareOp {
 }
 
 impl CompareOp {
+    /// Applies the comparison.
+    pub fn eval(self, lhs: i64, rhs: i64) -> bool {
+        match self {
+            CompareOp::Eq => lhs == rhs,
+            CompareOp::Ne => lhs != rhs,
+            CompareOp::Lt => lhs < rhs,
+            CompareOp::Le => lhs <= rhs,
+            CompareOp::Gt => lhs > rhs,
+            CompareOp::Ge => lhs >= rhs,
+        }
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             CompareOp::Eq => "==",

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ast::{self, ConditionKind, Ident, Item, LogicOp, Operand};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::ir::{self, *};
+use crate::ir::*;
 use crate::source::{SourceMap, Span};
 
 /// Checks the items of a space (all files, includes resolved).
@@ -1444,7 +1444,7 @@ impl<'a> Checker<'a> {
                 let lhs_typed = self.operand(lhs, scope);
                 let rhs_typed = self.operand(rhs, scope);
                 let (lhs_typed, rhs_typed) = (lhs_typed?, rhs_typed?);
-                let op = compare_op(*op);
+                let op = *op;
                 match (lhs_typed, rhs_typed) {
                     (Typed::Int(IntTerm::Const(_)), Typed::Int(IntTerm::Const(_))) => {
                         self.error(Diagnostic::error(
@@ -1482,7 +1482,7 @@ impl<'a> Checker<'a> {
                             _ => {
                                 let name = self.space.choices[l.choice.index()].name.clone();
                                 self.error(
-                                    Diagnostic::error("compare-type", format!("enum values have no order: `{name}` cannot be compared with `{}`", op_symbol(op)), *op_span, "ordering operator on an enum")
+                                    Diagnostic::error("compare-type", format!("enum values have no order: `{name}` cannot be compared with `{}`", op.symbol()), *op_span, "ordering operator on an enum")
                                         .with_note("use `==` or `!=` between enum choices, or `is` to test values"),
                                 );
                                 None
@@ -2058,28 +2058,6 @@ pub(crate) fn literal_choices(literal: &Literal) -> Vec<ChoiceId> {
         Literal::SameValue { lhs, rhs, .. } => vec![lhs.choice, rhs.choice],
         Literal::Compare { lhs, rhs, .. } => term(lhs).into_iter().chain(term(rhs)).collect(),
         Literal::Property { .. } => Vec::new(),
-    }
-}
-
-fn compare_op(op: ast::CompareOp) -> ir::CompareOp {
-    match op {
-        ast::CompareOp::Eq => CompareOp::Eq,
-        ast::CompareOp::Ne => CompareOp::Ne,
-        ast::CompareOp::Lt => CompareOp::Lt,
-        ast::CompareOp::Le => CompareOp::Le,
-        ast::CompareOp::Gt => CompareOp::Gt,
-        ast::CompareOp::Ge => CompareOp::Ge,
-    }
-}
-
-fn op_symbol(op: CompareOp) -> &'static str {
-    match op {
-        CompareOp::Eq => "==",
-        CompareOp::Ne => "!=",
-        CompareOp::Lt => "<",
-        CompareOp::Le => "<=",
-        CompareOp::Gt => ">",
-        CompareOp::Ge => ">=",
     }
 }
 

@@ -265,28 +265,8 @@ pub enum IntTerm {
     Choice(Instance),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CompareOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl CompareOp {
-    pub fn eval(self, lhs: i64, rhs: i64) -> bool {
-        match self {
-            CompareOp::Eq => lhs == rhs,
-            CompareOp::Ne => lhs != rhs,
-            CompareOp::Lt => lhs < rhs,
-            CompareOp::Le => lhs <= rhs,
-            CompareOp::Gt => lhs > rhs,
-            CompareOp::Ge => lhs >= rhs,
-        }
-    }
-}
+/// Comparison operators are the same in the syntax tree and here.
+pub use crate::ast::CompareOp;
 
 /// One condition of a constraint, trigger or counter.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -97,13 +97,7 @@ impl<B: Backbone> Candidate<B> {
     /// The candidate with every value still possible, after the initial
     /// propagation.
     pub fn new(backbone: B) -> Result<Self, CandidateError> {
-        let layout = Layout::new(&backbone).map_err(CandidateError::Layout)?;
-        let mut candidate = Candidate {
-            words: vec![0; layout.words],
-            backbone: Arc::new(backbone),
-            layout: Arc::new(layout),
-            fired: Vec::new(),
-        };
+        let mut candidate = Candidate::laid_out(backbone)?;
         candidate
             .initialize(None)
             .map_err(CandidateError::DeadEnd)?;
@@ -111,13 +105,23 @@ impl<B: Backbone> Candidate<B> {
         Ok(candidate)
     }
 
-    /// Sets every domain (from `previous`, a layout and vector of the same
-    /// candidate before objects were added, where it has the instance),
-    /// computes counters and propagates every constraint.
-    fn initialize(&mut self, previous: Option<(&Layout, &[u64])>) -> Result<(), DeadEnd> {
+    /// The candidate's storage for a backbone, every word zero.
+    fn laid_out(backbone: B) -> Result<Self, CandidateError> {
+        let layout = Layout::new(&backbone).map_err(CandidateError::Layout)?;
+        Ok(Candidate {
+            words: vec![0; layout.words],
+            backbone: Arc::new(backbone),
+            layout: Arc::new(layout),
+            fired: Vec::new(),
+        })
+    }
+
+    /// Gives every existing instance all its values (or, with `previous`, a
+    /// layout and vector of the same candidate before objects were added,
+    /// the values it had there), and counters the widest range.
+    fn fill_domains(&mut self, previous: Option<(&Layout, &[u64])>) {
         let layout = Arc::clone(&self.layout);
-        let model = layout.model;
-        for (c, choice) in model.choices.iter().enumerate() {
+        for (c, choice) in layout.model.choices.iter().enumerate() {
             let shape = &layout.shapes[c];
             for instance in 0..shape.count {
                 let objects = layout.instance_objects(c as u16, instance);
@@ -140,6 +144,14 @@ impl<B: Backbone> Candidate<B> {
                 }
             }
         }
+    }
+
+    /// Sets every domain (see `fill_domains`), computes counters and
+    /// propagates every constraint.
+    fn initialize(&mut self, previous: Option<(&Layout, &[u64])>) -> Result<(), DeadEnd> {
+        self.fill_domains(previous);
+        let layout = Arc::clone(&self.layout);
+        let model = layout.model;
         let mut propagator = Propagator::new(&layout, &mut self.words);
         // Counters of counters: repeat until stable (the checker rejects
         // cycles, so this takes at most one pass per level).
@@ -166,31 +178,9 @@ impl<B: Backbone> Candidate<B> {
     /// The candidate with every value possible and no propagation, for
     /// brute-force tests of propagation.
     pub fn unpropagated(backbone: B) -> Result<Self, CandidateError> {
-        let layout = Layout::new(&backbone).map_err(CandidateError::Layout)?;
-        let mut candidate = Candidate {
-            words: vec![0; layout.words],
-            backbone: Arc::new(backbone),
-            layout: Arc::new(layout),
-            fired: Vec::new(),
-        };
-        let layout = Arc::clone(&candidate.layout);
-        for (c, choice) in layout.model.choices.iter().enumerate() {
-            let shape = &layout.shapes[c];
-            for instance in 0..shape.count {
-                let objects = layout.instance_objects(c as u16, instance);
-                if !layout.instance_exists(c as u16, &objects) {
-                    continue;
-                }
-                let word = shape.base + instance * shape.width;
-                match &choice.kind {
-                    ChoiceKind::Enum { values } => candidate.words[word] = all(values.len()),
-                    ChoiceKind::Integer { .. } => {
-                        candidate.words[word] = all(layout.universe(c as u16, instance).len())
-                    }
-                    ChoiceKind::Counter(_) => {}
-                }
-            }
-        }
+        let mut candidate = Candidate::laid_out(backbone)?;
+        // Counters are left as they are: the checker computes them itself.
+        candidate.fill_domains(None);
         Ok(candidate)
     }
 

@@ -84,3 +84,24 @@ pub mod corpus {
         include!(concat!(env!("OUT_DIR"), "/parametrized_sets.rs"));
     }
 }
+
+/// The source files of the bundled spaces, sorted: the paper's listings,
+/// the engine's test spaces and the language's pass corpus (files that
+/// only exist to be included are listed too). For benchmarks and tools
+/// run from a checkout of this repository.
+pub fn bundled_space_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    for dir in ["paper", "corpus", "../dsl/tests/pass"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        paths.extend(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "space")),
+        );
+    }
+    paths.sort();
+    paths
+}

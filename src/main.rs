@@ -1,6 +1,8 @@
 //! The `commute` command.
 
 mod bench;
+mod estimate;
+mod report;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -50,6 +52,50 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Summarize a search journal and plot its best value so far against
+    /// evaluations (SVG), next to baseline searches.
+    Report {
+        /// The journal (JSON lines) a search wrote.
+        #[arg(value_name = "JOURNAL")]
+        journal: PathBuf,
+        /// Where to write the plot [default: JOURNAL with extension .svg].
+        #[arg(long, value_name = "OUT.svg")]
+        svg: Option<PathBuf>,
+        /// A journal to compare with (e.g. random search), drawn as another
+        /// line; NAME defaults to its search's name. Repeatable.
+        #[arg(long = "baseline", value_name = "NAME=JOURNAL")]
+        baselines: Vec<report::BaselineArg>,
+    },
+    /// Estimate the number of leaves of a bundled space: Knuth's estimator
+    /// and Chen's heuristic sampling, each with a 95% confidence interval,
+    /// and the dead-end rate of uniform random descents.
+    Estimate {
+        /// The paper's ordering space, or a corpus space on a random backbone.
+        #[arg(long, default_value = "ordering",
+              value_parser = clap::builder::PossibleValuesParser::new(estimate::SPACES))]
+        space: String,
+        /// Statements in the ordering space's backbone (a chain).
+        #[arg(long, default_value_t = 6)]
+        statements: u32,
+        /// Objects per root set of a corpus space's random backbone.
+        #[arg(long, default_value_t = 3)]
+        size: u32,
+        /// Seed of a corpus space's random backbone.
+        #[arg(long, default_value_t = 0)]
+        backbone_seed: u64,
+        /// Probes (Knuth), runs (Chen) and descents (dead-end rate).
+        #[arg(long, default_value_t = 1000)]
+        samples: usize,
+        /// Seed of the estimators.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How Chen's method groups the nodes of a level.
+        #[arg(long, value_enum, default_value_t = estimate::Strata::OpenInstances)]
+        strata: estimate::Strata,
+        /// Print the estimates as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -62,6 +108,61 @@ enum Color {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Estimate {
+            space,
+            statements,
+            size,
+            backbone_seed,
+            samples,
+            seed,
+            strata,
+            json,
+        } => {
+            let options = estimate::Options {
+                space,
+                statements,
+                size,
+                backbone_seed,
+                samples,
+                seed,
+                strata,
+            };
+            match estimate::run(&options) {
+                Ok(report) if json => match serde_json::to_string_pretty(&report) {
+                    Ok(text) => {
+                        println!("{text}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(error) => {
+                        eprintln!("error: {error}");
+                        ExitCode::FAILURE
+                    }
+                },
+                Ok(report) => {
+                    estimate::print(&report);
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Report {
+            journal,
+            svg,
+            baselines,
+        } => match report::run(&report::Options {
+            journal,
+            svg,
+            baselines,
+        }) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Check {
             files,
             deny_warnings,

@@ -110,3 +110,131 @@ fn bench_reports_engine_figures_as_json() {
         .as_str()
         .is_some_and(|s| s.ends_with("listing07_ordering.space")));
 }
+
+#[test]
+fn report_summarizes_a_journal_and_plots_it() {
+    let dir = std::env::temp_dir().join(format!("commute-cli-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = r#"{"journal":"commute","version":1,"space":"listing07_ordering","search":"mcts","seed":3,"config":{},"started":0}"#;
+    let leaf = |v: u32| format!(r#"[{{"choice":0,"objects":[0,1],"values":{v}}}]"#);
+    let lines = [
+        header.to_string(),
+        format!(
+            r#"{{"index":0,"path":{},"status":"ok","value":4.0,"elapsed":0.1}}"#,
+            leaf(1)
+        ),
+        format!(
+            r#"{{"index":1,"path":{},"status":"failed","value":null,"message":"build error","elapsed":0.2}}"#,
+            leaf(2)
+        ),
+        format!(
+            r#"{{"index":2,"path":{},"status":"wrong","value":null,"message":"mismatch","elapsed":0.3}}"#,
+            leaf(4)
+        ),
+        format!(
+            r#"{{"index":3,"path":{},"status":"ok","value":2.5,"elapsed":0.4}}"#,
+            leaf(16)
+        ),
+    ];
+    let journal = dir.join("mcts.jsonl");
+    std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+    // A baseline whose last write was interrupted.
+    let baseline = dir.join("random.jsonl");
+    let baseline_text = format!(
+        "{}\n{}\n{{\"index\":1,\"pa",
+        header.replace("mcts", "random"),
+        format_args!(
+            r#"{{"index":0,"path":{},"status":"ok","value":5.0,"elapsed":0.1}}"#,
+            leaf(1)
+        ),
+    );
+    std::fs::write(&baseline, baseline_text).unwrap();
+
+    let output = commute(&[
+        "report",
+        journal.to_str().unwrap(),
+        "--baseline",
+        &format!("random={}", baseline.display()),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for expected in [
+        "mcts on listing07_ordering, seed 3",
+        "evaluations: 4 in 0.4 s (2 measured, 1 failed, 1 wrong",
+        "1 WRONG RESULT",
+        "best: 2.5 at evaluation 4 of 4",
+        "order(0, 1) = MERGED",
+        "random: 1 evaluation (1 measured), best 5 at evaluation 1; mcts's best is 2.00x better",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing `{expected}` in:\n{stdout}"
+        );
+    }
+    assert!(stderr.contains("WRONG RESULTS"), "{stderr}");
+    let svg = std::fs::read_to_string(dir.join("mcts.svg")).expect("the plot, next to the journal");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.contains("random (best 5)"),
+        "a legend entry per baseline"
+    );
+
+    let output = commute(&["report", dir.join("missing.jsonl").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.jsonl"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn estimate_prints_both_estimators_with_intervals() {
+    let output = commute(&["estimate", "--statements", "4", "--samples", "50", "--json"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(report["space"], "ordering");
+    assert_eq!(report["backbone"], "a chain of 4 statements");
+    for (method, estimate) in [("knuth", &report["knuth"]), ("chen", &report["chen"])] {
+        assert_eq!(estimate["method"], method);
+        assert_eq!(estimate["samples"], 50);
+        let [low, mean, high] = ["low", "mean", "high"].map(|f| estimate[f].as_f64().expect(f));
+        // 545 leaves: both estimates land in the right order of magnitude.
+        assert!(
+            low <= mean && mean <= high && mean > 100.0 && mean < 3000.0,
+            "{estimate}"
+        );
+    }
+    assert_eq!(report["dead_end_rate"], 0.0);
+
+    let output = commute(&[
+        "estimate",
+        "--space",
+        "counters",
+        "--size",
+        "2",
+        "--samples",
+        "20",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    for line in [
+        "space: counters (random, 2 objects per root set, seed 0)",
+        "Knuth, 20 probes: ",
+        "Chen, 20 runs, strata: depth and open instances: ",
+        "95% interval [",
+        "dead-end rate of uniform random descents: ",
+        "time: ",
+    ] {
+        assert!(stdout.contains(line), "{line:?} missing from\n{stdout}");
+    }
+
+    let output = commute(&["estimate", "--space", "no_such_space"]);
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("possible values"));
+}

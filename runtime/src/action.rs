@@ -10,7 +10,7 @@ use crate::model::Model;
 /// Restrict one choice instance to a set of values: bit `i` is the choice's
 /// `i`-th value (enum) or the `i`-th smallest value of the instance's
 /// universe (integer).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Action {
     pub choice: u16,
     pub objects: Vec<ObjectId>,

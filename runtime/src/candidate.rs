@@ -11,7 +11,7 @@ use crate::backbone::ObjectId;
 use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
 use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
-use crate::propagate::{read_counter, read_mask, Propagator};
+use crate::propagate::{read_counter, read_mask, Propagator, NO_REASON};
 
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +80,9 @@ pub struct Candidate<B: Backbone> {
     words: Vec<u64>,
     /// Trigger instances whose callback ran, so that each runs once.
     fired: Vec<(u16, Vec<ObjectId>)>,
+    /// Optional explanations: per instance, the constraint that last
+    /// narrowed it, so that a refused decision can name it.
+    reasons: Option<Vec<u16>>,
 }
 
 impl<B: Backbone> Clone for Candidate<B> {
@@ -89,6 +92,7 @@ impl<B: Backbone> Clone for Candidate<B> {
             layout: Arc::clone(&self.layout),
             words: self.words.clone(),
             fired: self.fired.clone(),
+            reasons: self.reasons.clone(),
         }
     }
 }
@@ -113,7 +117,34 @@ impl<B: Backbone> Candidate<B> {
             backbone: Arc::new(backbone),
             layout: Arc::new(layout),
             fired: Vec::new(),
+            reasons: None,
         })
+    }
+
+    /// Like [`Candidate::new`], keeping explanations: when a decision is
+    /// refused because earlier propagation removed its values, the error
+    /// names the constraint that removed them. Costs two bytes per instance
+    /// in every clone; meant for fixing decisions by hand.
+    pub fn new_explained(backbone: B) -> Result<Self, CandidateError> {
+        let mut candidate = Candidate::laid_out(backbone)?;
+        candidate.reasons = Some(vec![NO_REASON; candidate.layout.instances]);
+        candidate
+            .initialize(None)
+            .map_err(CandidateError::DeadEnd)?;
+        candidate.fire_triggers().map_err(CandidateError::DeadEnd)?;
+        Ok(candidate)
+    }
+
+    /// Why `instance` lost values: the constraint that last narrowed it.
+    fn explain(&self, instance: &InstanceId) -> Option<String> {
+        let (index, _) = self.layout.instance(instance.choice, &instance.objects)?;
+        let key = self.layout.shapes[instance.choice as usize].first_instance + index;
+        let reason = *self.reasons.as_ref()?.get(key)?;
+        let def = self.model().constraints.get(reason as usize)?;
+        Some(format!(
+            "constraint {} (`{}`) removed the other values",
+            def.origin, def.description
+        ))
     }
 
     /// Gives every existing instance all its values (or, with `previous`, a
@@ -152,7 +183,8 @@ impl<B: Backbone> Candidate<B> {
         self.fill_domains(previous);
         let layout = Arc::clone(&self.layout);
         let model = layout.model;
-        let mut propagator = Propagator::new(&layout, &mut self.words);
+        let mut propagator =
+            Propagator::new(&layout, &mut self.words).explaining(self.reasons.as_deref_mut());
         // Counters of counters: repeat until stable (the checker rejects
         // cycles, so this takes at most one pass per level).
         for _ in 0..=model.choices.len() {
@@ -239,14 +271,33 @@ impl<B: Backbone> Candidate<B> {
         {
             return Err(unknown_instance(action, "no such instance"));
         }
-        let mut propagator = Propagator::new(&layout, &mut self.words);
+        let instance = InstanceId {
+            choice: action.choice,
+            objects: action.objects.clone(),
+        };
+        let before = self.domain(&instance);
+        let mut propagator =
+            Propagator::new(&layout, &mut self.words).explaining(self.reasons.as_deref_mut());
         match choice.kind {
             ChoiceKind::Counter(_) => Err(unknown_instance(
                 action,
                 "counters are not decided directly",
             )),
             _ => {
-                propagator.restrict(action.choice, &action.objects, action.values)?;
+                if let Err(mut dead_end) =
+                    propagator.restrict(action.choice, &action.objects, action.values)
+                {
+                    // The decision itself is outside the domain: say what
+                    // removed the values it asks for.
+                    if let (Some(why), Some(domain)) = (self.explain(&instance), before) {
+                        let left = domain_text(layout.model, instance.choice, &domain);
+                        dead_end.message = format!(
+                            "{} can only be {left} now: {why}",
+                            instance.display(layout.model)
+                        );
+                    }
+                    return Err(dead_end);
+                }
                 propagator.run()?;
                 self.fire_triggers()
             }
@@ -296,6 +347,9 @@ impl<B: Backbone> Candidate<B> {
             })?;
             let old_words = std::mem::replace(&mut self.words, vec![0; new_layout.words]);
             self.layout = Arc::new(new_layout);
+            if let Some(reasons) = self.reasons.as_mut() {
+                *reasons = vec![NO_REASON; self.layout.instances];
+            }
             self.initialize(Some((&layout, &old_words)))?;
         }
     }
@@ -547,6 +601,27 @@ fn carry_domain(
         }
         ChoiceKind::Counter(_) => None,
     }
+}
+
+/// The values of a domain by name (enum) or number (integer).
+fn domain_text(model: &Model, choice: u16, domain: &Domain) -> String {
+    let names: Vec<String> = match (domain, &model.choices[choice as usize].kind) {
+        (Domain::Enum(mask), ChoiceKind::Enum { values }) => values
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, v)| v.to_string())
+            .collect(),
+        (Domain::Integer { universe, mask }, _) => universe
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, v)| v.to_string())
+            .collect(),
+        (Domain::Counter { min, max }, _) => vec![format!("[{min}, {max}]")],
+        _ => Vec::new(),
+    };
+    names.join(" | ")
 }
 
 fn all(count: usize) -> u64 {

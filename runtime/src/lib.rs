@@ -7,10 +7,13 @@ pub mod backbone;
 pub mod candidate;
 pub mod check;
 pub mod descent;
+pub mod estimate;
 pub mod explore;
+pub mod fix;
 pub mod layout;
 pub mod model;
 mod propagate;
+pub mod search;
 pub mod testing;
 
 pub use action::{Action, DeadEnd, InstanceId};

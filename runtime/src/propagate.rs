@@ -97,7 +97,15 @@ pub(crate) struct Propagator<'a> {
     /// While counting, objects possibly in a quotient set are enumerated
     /// too: their increment is uncertain, not absent.
     possible_members: bool,
+    /// When explanations are kept: per instance, the constraint that last
+    /// narrowed it (`NO_REASON` for a decision).
+    reasons: Option<&'a mut [u16]>,
+    /// The constraint being enforced, if any.
+    cause: u16,
 }
+
+/// No constraint: the instance was narrowed by a decision.
+pub(crate) const NO_REASON: u16 = u16::MAX;
 
 fn bit_count(mask: u64) -> u32 {
     mask.count_ones()
@@ -123,7 +131,15 @@ impl<'a> Propagator<'a> {
             queue: Vec::new(),
             queued: FixedBitSet::with_capacity(layout.instances),
             possible_members: false,
+            reasons: None,
+            cause: NO_REASON,
         }
+    }
+
+    /// Records, per instance, the constraint that last narrowed it.
+    pub fn explaining(mut self, reasons: Option<&'a mut [u16]>) -> Self {
+        self.reasons = reasons;
+        self
     }
 
     fn model(&self) -> &'static Model {
@@ -180,6 +196,12 @@ impl<'a> Propagator<'a> {
                 message: format!("no value left for {}", emptied.display(self.model())),
                 emptied: Some(emptied),
             });
+        }
+        // An emptied domain keeps the reason of its last narrowing.
+        let key = self.layout.shapes[choice as usize].first_instance + instance;
+        let cause = self.cause;
+        if let Some(slot) = self.reasons.as_deref_mut().and_then(|r| r.get_mut(key)) {
+            *slot = cause;
         }
         self.enqueue(choice, instance);
         Ok(())
@@ -704,8 +726,14 @@ impl<'a> Propagator<'a> {
                 Status::Unknown => unknown = Some(literal),
             }
         }
+        let outer = std::mem::replace(&mut self.cause, constraint);
+        let enforced = match unknown {
+            Some(literal) => self.enforce(literal, b),
+            None => Ok(()),
+        };
+        self.cause = outer;
         match unknown {
-            Some(literal) => self.enforce(literal, b).map_err(|mut dead_end| {
+            Some(_) => enforced.map_err(|mut dead_end| {
                 // Name the constraint whose enforcement emptied a domain.
                 if dead_end.constraint.is_none() {
                     let context = self.dead(

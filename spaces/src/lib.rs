@@ -73,6 +73,21 @@ pub mod corpus {
         include!(concat!(env!("OUT_DIR"), "/quotient.rs"));
     }
 
+    /// Independent choices (a product of domains), for search tests.
+    pub mod product {
+        include!(concat!(env!("OUT_DIR"), "/product.rs"));
+
+        /// Items `0..n`.
+        #[derive(Clone, Debug)]
+        pub struct Items(pub u32);
+
+        impl Host for Items {
+            fn items(&self) -> Vec<ItemsId> {
+                (0..self.0).map(ItemsId).collect()
+            }
+        }
+    }
+
     /// A trigger whose host callback adds objects (copies of blocks placed
     /// in local memory), and a counter over the added objects.
     pub mod triggers {

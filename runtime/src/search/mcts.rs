@@ -1,0 +1,442 @@
+//! Monte Carlo tree search over candidates, with the tree policies UCT
+//! and TAG (threshold ascent on graphs), uniform or bound-weighted
+//! rollouts, pruning by a lower bound, and the customizations of Koo et
+//! al. for tuning: a reward from a moving average of recent values with a
+//! penalty for failures, restarts when the search stalls, and at each
+//! restart the best and worst paths carried into the new tree.
+
+use std::collections::HashMap;
+
+use rand::Rng;
+
+use super::baselines::{descend, Pick};
+use super::{Bound, Harness, SearchResult, Status, StopReason};
+use crate::action::Action;
+use crate::backbone::Backbone;
+use crate::candidate::Candidate;
+
+/// How to pick a child among visited ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TreePolicy {
+    /// Upper confidence bound on the mean reward.
+    Uct { exploration: f64 },
+    /// Threshold ascent: counts, per child, the values among the `top`
+    /// best seen below the node, with confidence `delta`.
+    Tag { top: usize, delta: f64 },
+}
+
+/// How to complete a candidate to a leaf below the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RolloutPolicy {
+    Uniform,
+    /// `p(child)` proportional to `max(best - bound(child), 0)`.
+    BoundWeighted,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    pub tree: TreePolicy,
+    pub rollout: RolloutPolicy,
+    /// Values a reward is compared with: a value better than the mean of
+    /// the last `moving_average` values is a win (reward 1), else a loss.
+    pub moving_average: usize,
+    /// Reward of a failed or wrong leaf (a loss is 0).
+    pub failure_reward: f64,
+    /// Restart after this many evaluations without a new best.
+    pub stall: Option<usize>,
+    /// Restart after reaching the same, already evaluated leaf this many
+    /// times in a row.
+    pub same_leaf: usize,
+    /// At a restart, paths of the best `transfer` quantile are rewarded in
+    /// the new tree and those of the worst are penalized.
+    pub transfer: f64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            tree: TreePolicy::Tag {
+                top: 10,
+                delta: 0.05,
+            },
+            rollout: RolloutPolicy::Uniform,
+            moving_average: 10,
+            failure_reward: -1.0,
+            stall: None,
+            same_leaf: 20,
+            transfer: 0.1,
+        }
+    }
+}
+
+struct Node<B: Backbone> {
+    candidate: Candidate<B>,
+    /// Children by action, created on first visit; `None` before expansion.
+    children: Option<Vec<Child>>,
+    visits: f64,
+    reward: f64,
+    /// Values of the leaves evaluated below (TAG).
+    values: Vec<f64>,
+    exhausted: bool,
+}
+
+struct Child {
+    action: Action,
+    node: Option<usize>,
+    /// Refuted by propagation, or bounded above the best value.
+    closed: bool,
+}
+
+struct Tree<B: Backbone> {
+    nodes: Vec<Node<B>>,
+}
+
+impl<B: Backbone> Tree<B> {
+    fn new(root: &Candidate<B>) -> Self {
+        Tree {
+            nodes: vec![Node::new(root.clone())],
+        }
+    }
+
+    /// The child node for `action` below `node`, created if needed; `None`
+    /// if propagation refutes it.
+    fn child(&mut self, node: usize, index: usize, harness: &mut Harness<B>) -> Option<usize> {
+        let child = self.nodes[node].children.as_ref()?.get(index)?;
+        if let Some(existing) = child.node {
+            return Some(existing);
+        }
+        let action = child.action.clone();
+        let mut candidate = self.nodes[node].candidate.clone();
+        let applied = candidate.apply(&action).is_ok();
+        let id = self.nodes.len();
+        let child = &mut self.nodes[node].children.as_mut()?[index];
+        if !applied {
+            harness.dead_ends += 1;
+            child.closed = true;
+            return None;
+        }
+        child.node = Some(id);
+        self.nodes.push(Node::new(candidate));
+        Some(id)
+    }
+
+    fn expand(&mut self, node: usize, harness: &Harness<B>) {
+        if self.nodes[node].children.is_none() {
+            let candidate = &self.nodes[node].candidate;
+            let children = match candidate.next_open(&harness.priority) {
+                Some(instance) => candidate
+                    .alternatives(&instance)
+                    .into_iter()
+                    .map(|action| Child {
+                        action,
+                        node: None,
+                        closed: false,
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
+            self.nodes[node].children = Some(children);
+        }
+    }
+
+    /// Walks `path` from the root, creating nodes, and credits each with
+    /// `reward` (and `value` for TAG).
+    fn reinforce(&mut self, path: &[Action], reward: f64, value: f64, harness: &mut Harness<B>) {
+        let mut node = 0;
+        let mut visited = vec![0];
+        for action in path {
+            self.expand(node, harness);
+            let Some(index) = self.nodes[node]
+                .children
+                .as_ref()
+                .and_then(|c| c.iter().position(|c| &c.action == action))
+            else {
+                break;
+            };
+            let Some(next) = self.child(node, index, harness) else {
+                break;
+            };
+            node = next;
+            visited.push(node);
+        }
+        for id in visited {
+            let n = &mut self.nodes[id];
+            n.visits += 1.0;
+            n.reward += reward;
+            n.values.push(value);
+        }
+    }
+}
+
+impl<B: Backbone> Node<B> {
+    fn new(candidate: Candidate<B>) -> Self {
+        Node {
+            candidate,
+            children: None,
+            visits: 0.0,
+            reward: 0.0,
+            values: Vec::new(),
+            exhausted: false,
+        }
+    }
+}
+
+/// Monte Carlo tree search from `root`.
+pub fn mcts<B: Backbone>(
+    root: &Candidate<B>,
+    mut harness: Harness<B>,
+    bound: &dyn Bound<B>,
+    config: &MctsConfig,
+) -> SearchResult<B> {
+    let mut tree = Tree::new(root);
+    // Values of evaluated leaves, by their decisions: a leaf reached again
+    // is not evaluated again.
+    let mut known: HashMap<Vec<Action>, Option<f64>> = HashMap::new();
+    let mut recent: Vec<f64> = Vec::new();
+    let mut since_best = 0;
+    let mut same_leaf = 0;
+    let mut last_leaf: Option<Vec<Action>> = None;
+    let mut revisits = 0usize;
+    while harness.should_stop().is_none() {
+        // Selection and expansion.
+        let mut node = 0;
+        let mut visited = vec![0];
+        let mut path: Vec<Action> = Vec::new();
+        let mut dead = false;
+        loop {
+            tree.expand(node, &harness);
+            let open: Vec<usize> = {
+                let children = tree.nodes[node].children.as_deref().unwrap_or(&[]);
+                (0..children.len())
+                    .filter(|&i| {
+                        !children[i].closed
+                            && children[i].node.is_none_or(|c| !tree.nodes[c].exhausted)
+                    })
+                    .collect()
+            };
+            if tree.nodes[node]
+                .children
+                .as_ref()
+                .is_some_and(|c| c.is_empty())
+            {
+                break; // A leaf of the tree.
+            }
+            if open.is_empty() {
+                tree.nodes[node].exhausted = true;
+                dead = true;
+                break;
+            }
+            let unvisited: Vec<usize> = open
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    tree.nodes[node]
+                        .children
+                        .as_ref()
+                        .is_some_and(|c| c[i].node.is_none())
+                })
+                .collect();
+            let index = if !unvisited.is_empty() {
+                unvisited[harness.rng.random_range(0..unvisited.len())]
+            } else {
+                select(&tree, node, &open, config.tree)
+            };
+            let Some(next) = tree.child(node, index, &mut harness) else {
+                continue;
+            };
+            if harness
+                .best_value()
+                .is_some_and(|best| bound.bound(&tree.nodes[next].candidate) >= best)
+            {
+                if let Some(children) = tree.nodes[node].children.as_mut() {
+                    children[index].closed = true;
+                }
+                continue;
+            }
+            let action = tree.nodes[node]
+                .children
+                .as_ref()
+                .map(|c| c[index].action.clone());
+            path.extend(action);
+            node = next;
+            visited.push(node);
+            if !unvisited.is_empty() {
+                break; // Expanded a new node: roll out from it.
+            }
+        }
+        if dead {
+            mark_exhausted(&mut tree, &visited);
+            if tree.nodes[0].exhausted {
+                harness.stop_with(StopReason::Exhausted);
+            }
+            continue;
+        }
+        // Rollout.
+        let start = tree.nodes[node].candidate.clone();
+        let pick = match config.rollout {
+            RolloutPolicy::Uniform => Pick::Uniform,
+            RolloutPolicy::BoundWeighted => Pick::BoundWeighted {
+                bound,
+                threshold: harness.best_value(),
+            },
+        };
+        let mut leaf_path = path.clone();
+        let Some(leaf) = descend(&start, &mut leaf_path, &mut harness, &pick) else {
+            backpropagate(&mut tree, &visited, config.failure_reward, f64::INFINITY);
+            continue;
+        };
+        if leaf_path.len() == path.len() {
+            // The tree node is itself a leaf: once evaluated it is done.
+            tree.nodes[node].exhausted = true;
+        }
+        // Evaluation, unless the leaf is known.
+        let value = match known.get(&leaf_path) {
+            Some(value) => {
+                revisits += 1;
+                same_leaf = if last_leaf.as_ref() == Some(&leaf_path) {
+                    same_leaf + 1
+                } else {
+                    1
+                };
+                *value
+            }
+            None => {
+                let evaluation = harness.evaluate(&leaf, &leaf_path);
+                revisits = 0;
+                same_leaf = 1;
+                let value = if evaluation.status == Status::Ok {
+                    evaluation.value
+                } else {
+                    None
+                };
+                known.insert(leaf_path.clone(), value);
+                let improved = value.is_some() && harness.best_value() == value;
+                since_best = if improved { 0 } else { since_best + 1 };
+                value
+            }
+        };
+        last_leaf = Some(leaf_path.clone());
+        let reward = match value {
+            Some(v) => {
+                let reward =
+                    if recent.is_empty() || v < recent.iter().sum::<f64>() / recent.len() as f64 {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                recent.push(v);
+                if recent.len() > config.moving_average.max(1) {
+                    recent.remove(0);
+                }
+                reward
+            }
+            None => config.failure_reward,
+        };
+        backpropagate(&mut tree, &visited, reward, value.unwrap_or(f64::INFINITY));
+        mark_exhausted(&mut tree, &visited);
+        if tree.nodes[0].exhausted {
+            harness.stop_with(StopReason::Exhausted);
+        }
+        if revisits > 1000 {
+            harness.stop_with(StopReason::NoNewLeaf);
+        }
+        let stalled = config.stall.is_some_and(|k| since_best >= k);
+        if stalled || same_leaf >= config.same_leaf.max(2) {
+            tree = restart(root, &known, config, &mut harness);
+            since_best = 0;
+            same_leaf = 0;
+        }
+    }
+    harness.finish()
+}
+
+/// A new tree, with the paths of the best values rewarded and those of
+/// the worst penalized.
+fn restart<B: Backbone>(
+    root: &Candidate<B>,
+    known: &HashMap<Vec<Action>, Option<f64>>,
+    config: &MctsConfig,
+    harness: &mut Harness<B>,
+) -> Tree<B> {
+    let mut tree = Tree::new(root);
+    let mut ranked: Vec<(&Vec<Action>, f64)> = known
+        .iter()
+        .map(|(p, v)| (p, v.unwrap_or(f64::INFINITY)))
+        .collect();
+    // Sorted by value, then by path, so that the order is reproducible.
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+    let count = ((ranked.len() as f64) * config.transfer).ceil() as usize;
+    let count = count.min(ranked.len() / 2);
+    for (path, value) in ranked.iter().take(count) {
+        tree.reinforce(path, 1.0, *value, harness);
+    }
+    for (path, value) in ranked.iter().rev().take(count) {
+        tree.reinforce(path, config.failure_reward.min(0.0), *value, harness);
+    }
+    tree
+}
+
+fn select<B: Backbone>(tree: &Tree<B>, node: usize, open: &[usize], policy: TreePolicy) -> usize {
+    let parent = &tree.nodes[node];
+    let children = parent.children.as_deref().unwrap_or(&[]);
+    let stats = |i: usize| children[i].node.map(|c| &tree.nodes[c]);
+    let score = |i: usize| -> f64 {
+        let Some(child) = stats(i) else {
+            return f64::INFINITY;
+        };
+        let n = child.visits.max(1e-9);
+        match policy {
+            TreePolicy::Uct { exploration } => {
+                child.reward / n + exploration * (parent.visits.max(1.0).ln() / n).sqrt()
+            }
+            TreePolicy::Tag { top, delta } => {
+                // The threshold: the `top`-th best value seen below the parent.
+                let mut values = parent.values.clone();
+                values.sort_by(f64::total_cmp);
+                let threshold = values
+                    .get(top.saturating_sub(1).min(values.len().saturating_sub(1)))
+                    .copied()
+                    .unwrap_or(f64::INFINITY);
+                let s = child.values.iter().filter(|v| **v <= threshold).count() as f64;
+                let alpha = (2.0 * parent.visits.max(1.0) * open.len() as f64 / delta).ln();
+                (s + alpha + (2.0 * s * alpha + alpha * alpha).sqrt()) / n
+            }
+        }
+    };
+    let mut best = open[0];
+    let mut best_score = f64::NEG_INFINITY;
+    for &i in open {
+        let s = score(i);
+        if s > best_score {
+            best = i;
+            best_score = s;
+        }
+    }
+    best
+}
+
+fn backpropagate<B: Backbone>(tree: &mut Tree<B>, visited: &[usize], reward: f64, value: f64) {
+    for &id in visited {
+        let node = &mut tree.nodes[id];
+        node.visits += 1.0;
+        node.reward += reward;
+        node.values.push(value);
+    }
+}
+
+/// A node is exhausted when every child is closed or exhausted.
+fn mark_exhausted<B: Backbone>(tree: &mut Tree<B>, visited: &[usize]) {
+    for &id in visited.iter().rev() {
+        let done = match &tree.nodes[id].children {
+            Some(children) if !children.is_empty() => children
+                .iter()
+                .all(|c| c.closed || c.node.is_some_and(|n| tree.nodes[n].exhausted)),
+            _ => tree.nodes[id].exhausted,
+        };
+        if done {
+            tree.nodes[id].exhausted = true;
+        } else {
+            break;
+        }
+    }
+}

@@ -1,0 +1,873 @@
+//! `commute report`: what a search journal amounts to, as text and as a
+//! plot of the best value so far against evaluations, next to baselines.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use commute_runtime::model::{ChoiceKind, Model, Universe};
+use commute_runtime::search::journal::{read_journal, summarize, Header, Summary};
+use commute_runtime::search::{Evaluation, Status};
+use commute_runtime::Action;
+
+/// A journal to compare with: `NAME=JOURNAL`, or `JOURNAL` to take the
+/// name of its search.
+#[derive(Clone, Debug)]
+pub struct BaselineArg {
+    pub name: Option<String>,
+    pub path: PathBuf,
+}
+
+impl std::str::FromStr for BaselineArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.split_once('=') {
+            Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(BaselineArg {
+                name: Some(name.to_string()),
+                path: PathBuf::from(path),
+            }),
+            Some(_) => Err(format!("`{text}`: expected NAME=JOURNAL")),
+            None if text.is_empty() => Err("expected NAME=JOURNAL".to_string()),
+            None => Ok(BaselineArg {
+                name: None,
+                path: PathBuf::from(text),
+            }),
+        }
+    }
+}
+
+pub struct Options {
+    pub journal: PathBuf,
+    /// Where to write the plot; the journal's path with `.svg` if `None`.
+    pub svg: Option<PathBuf>,
+    pub baselines: Vec<BaselineArg>,
+}
+
+/// One journal, read and summarized.
+struct Run {
+    name: String,
+    header: Header,
+    evaluations: Vec<Evaluation>,
+    summary: Summary,
+}
+
+impl Run {
+    fn read(path: &Path, name: Option<String>) -> Result<Run, String> {
+        let (header, evaluations) = read_journal(path).map_err(|e| e.to_string())?;
+        let summary = summarize(&evaluations);
+        Ok(Run {
+            name: name.unwrap_or_else(|| header.search.clone()),
+            header,
+            evaluations,
+            summary,
+        })
+    }
+
+    /// How many evaluations the search made (indices are 0-based).
+    fn length(&self) -> usize {
+        self.evaluations
+            .iter()
+            .map(|e| e.index + 1)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Reads the journals, prints the report on stdout (and a warning about
+/// wrong results on stderr) and writes the plot.
+pub fn run(options: &Options) -> Result<(), String> {
+    let main = Run::read(&options.journal, None)?;
+    let baselines = options
+        .baselines
+        .iter()
+        .map(|b| Run::read(&b.path, b.name.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let svg_path = options
+        .svg
+        .clone()
+        .unwrap_or_else(|| options.journal.with_extension("svg"));
+    std::fs::write(&svg_path, svg(&main, &baselines))
+        .map_err(|e| format!("cannot write `{}`: {e}", svg_path.display()))?;
+    print!("{}", text(&options.journal, &main, &baselines));
+    println!("plot: {}", svg_path.display());
+    if main.summary.wrong > 0 {
+        eprintln!(
+            "warning: {} evaluation{} gave WRONG RESULTS: the space allows illegal candidates",
+            main.summary.wrong,
+            plural(main.summary.wrong)
+        );
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The report as text.
+fn text(path: &Path, main: &Run, baselines: &[Run]) -> String {
+    let mut out = String::new();
+    let h = &main.header;
+    let s = &main.summary;
+    let _ = writeln!(
+        out,
+        "{}: {} on {}, seed {}, started {}",
+        path.display(),
+        h.search,
+        h.space,
+        h.seed,
+        utc(h.started)
+    );
+    if !(h.config.is_null() || h.config.as_object().is_some_and(|o| o.is_empty())) {
+        let _ = writeln!(out, "config: {}", h.config);
+    }
+    let _ = writeln!(
+        out,
+        "evaluations: {} in {} ({} measured, {} failed, {} wrong; {} distinct leaves)",
+        s.evaluations,
+        seconds(s.elapsed),
+        s.ok,
+        s.failed,
+        s.wrong,
+        s.distinct_leaves
+    );
+    if s.wrong > 0 {
+        let _ = writeln!(
+            out,
+            "!!! {} WRONG RESULT{}: leaves that ran but computed a wrong result. \
+             The space lets illegal candidates through; fix its constraints. !!!",
+            s.wrong,
+            if s.wrong == 1 { "" } else { "S" }
+        );
+        write_messages(&mut out, &main.evaluations, Status::Wrong);
+    }
+    if s.failed > 0 {
+        let _ = writeln!(out, "failures: {}", s.failed);
+        write_messages(&mut out, &main.evaluations, Status::Failed);
+    }
+    match (s.best(&main.evaluations), s.best_value) {
+        (Some(best), Some(value)) => {
+            let _ = writeln!(
+                out,
+                "best: {} at evaluation {} of {} (index {}, after {})",
+                number(value),
+                best.index + 1,
+                main.length(),
+                best.index,
+                seconds(best.elapsed)
+            );
+            let model = known_model(&h.space);
+            let _ = writeln!(out, "best leaf's decisions ({}):", best.path.len());
+            for action in &best.path {
+                let _ = writeln!(out, "  {}", describe(action, model));
+            }
+            if model.is_none() && !best.path.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  (choices and values by number: `{}` is not a space bundled with commute)",
+                    h.space
+                );
+            }
+        }
+        _ => {
+            let _ = writeln!(out, "best: none (no evaluation was measured)");
+        }
+    }
+    if !baselines.is_empty() {
+        let _ = writeln!(out, "baselines:");
+    }
+    for baseline in baselines {
+        let b = &baseline.summary;
+        let _ = write!(
+            out,
+            "  {}: {} evaluation{} ({} measured)",
+            baseline.name,
+            b.evaluations,
+            plural(b.evaluations),
+            b.ok
+        );
+        match (b.best_value, b.best_index) {
+            (Some(value), Some(index)) => {
+                let _ = write!(out, ", best {} at evaluation {}", number(value), index + 1);
+                if let Some(ours) = s.best_value {
+                    let _ = write!(out, "; {}", compare(ours, value, &main.name));
+                    if let Some(&(at, _)) = s.best_so_far.iter().find(|&&(_, v)| v <= value) {
+                        let _ = write!(out, "; {} matched it by evaluation {}", main.name, at + 1);
+                    }
+                }
+                let _ = writeln!(out);
+            }
+            _ => {
+                let _ = writeln!(out, ", nothing measured");
+            }
+        }
+    }
+    out
+}
+
+/// `ours` against a baseline's best, lower being better.
+fn compare(ours: f64, theirs: f64, name: &str) -> String {
+    if ours == theirs {
+        format!("{name} found the same best")
+    } else if ours > 0.0 && theirs > 0.0 {
+        if ours < theirs {
+            format!("{name}'s best is {:.2}x better", theirs / ours)
+        } else {
+            format!("{name}'s best is {:.2}x worse", ours / theirs)
+        }
+    } else if ours < theirs {
+        format!("{name}'s best is lower by {}", number(theirs - ours))
+    } else {
+        format!("{name}'s best is higher by {}", number(ours - theirs))
+    }
+}
+
+/// The most frequent messages of evaluations with `status`, at most three.
+fn write_messages(out: &mut String, evaluations: &[Evaluation], status: Status) {
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for e in evaluations.iter().filter(|e| e.status == status) {
+        let message = e.message.as_deref().unwrap_or("(no message)");
+        counts.entry(message).or_insert((0, e.index)).0 += 1;
+    }
+    let mut counts: Vec<_> = counts.into_iter().collect();
+    counts.sort_by_key(|&(_, (count, first))| (std::cmp::Reverse(count), first));
+    for (message, (count, first)) in counts.iter().take(3) {
+        let message = message.lines().next().unwrap_or("");
+        let _ = writeln!(
+            out,
+            "  {count}x {message} (first at evaluation {})",
+            first + 1
+        );
+    }
+    if counts.len() > 3 {
+        let _ = writeln!(out, "  ... and {} other messages", counts.len() - 3);
+    }
+}
+
+/// The bundled spaces, whose names let a report show choices and values
+/// by name.
+fn known_model(space: &str) -> Option<&'static Model> {
+    use commute_spaces::{corpus, paper};
+    let models: [&'static Model; 10] = [
+        &paper::ordering::MODEL,
+        &corpus::every_construct::MODEL,
+        &corpus::enum_requires::MODEL,
+        &corpus::integers::MODEL,
+        &corpus::counters::MODEL,
+        &corpus::symmetric::MODEL,
+        &corpus::quotient::MODEL,
+        &corpus::product::MODEL,
+        &corpus::triggers::MODEL,
+        &corpus::parametrized_sets::MODEL,
+    ];
+    // The space may be named by its file.
+    let stem = Path::new(space)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(space);
+    models
+        .into_iter()
+        .find(|m| m.name == space || m.name == stem)
+}
+
+/// `order(0, 1) = BEFORE` with a model, `c0(0, 1) = #0` without.
+fn describe(action: &Action, model: Option<&Model>) -> String {
+    let objects: Vec<String> = action.objects.iter().map(|o| o.to_string()).collect();
+    let objects = objects.join(", ");
+    let bits: Vec<usize> = (0..64).filter(|b| action.values >> b & 1 == 1).collect();
+    let choice = model.and_then(|m| m.choices.get(action.choice as usize));
+    let name = choice.map_or_else(|| format!("c{}", action.choice), |c| c.name.to_string());
+    let value = |bit: usize| -> String {
+        match choice.map(|c| &c.kind) {
+            Some(ChoiceKind::Enum { values }) => values
+                .get(bit)
+                .map_or_else(|| format!("#{bit}"), |v| v.to_string()),
+            Some(ChoiceKind::Integer {
+                universe: Universe::List(list),
+            }) => {
+                let mut list = list.to_vec();
+                list.sort_unstable();
+                list.dedup();
+                list.get(bit)
+                    .map_or_else(|| format!("#{bit}"), |v| v.to_string())
+            }
+            _ => format!("#{bit}"),
+        }
+    };
+    let values = match bits.as_slice() {
+        [bit] => value(*bit),
+        bits => {
+            let all: Vec<String> = bits.iter().map(|&b| value(b)).collect();
+            format!("{{{}}}", all.join(", "))
+        }
+    };
+    format!("{name}({objects}) = {values}")
+}
+
+/// A value with four significant digits.
+fn number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() {
+        return format!("{v}");
+    }
+    if (1e-3..1e6).contains(&a) {
+        let decimals = (3 - a.log10().floor() as i32).max(0) as usize;
+        trim(format!("{v:.decimals$}"))
+    } else {
+        let text = format!("{v:.3e}");
+        match text.split_once('e') {
+            Some((mantissa, exponent)) => format!("{}e{exponent}", trim(mantissa.to_string())),
+            None => text,
+        }
+    }
+}
+
+/// Without trailing zeros after a decimal point.
+fn trim(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+fn seconds(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.1} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS UTC`.
+fn utc(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let rem = unix % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+// ---------------------------------------------------------------- plot
+
+const WIDTH: f64 = 880.0;
+const HEIGHT: f64 = 520.0;
+const LEFT: f64 = 92.0;
+const RIGHT: f64 = WIDTH - 32.0;
+const TOP: f64 = 78.0;
+const BOTTOM: f64 = HEIGHT - 64.0;
+const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
+const INK: &str = "#1f2937";
+const MUTED: &str = "#6b7280";
+const GRID: &str = "#e5e7eb";
+const MAIN_COLOR: &str = "#2563eb";
+const BASELINE_COLORS: [&str; 6] = [
+    "#ea580c", "#16a34a", "#9333ea", "#db2777", "#0891b2", "#ca8a04",
+];
+const FAILED_COLOR: &str = "#9ca3af";
+const WRONG_COLOR: &str = "#dc2626";
+
+/// How values map to the plot's height.
+struct Scale {
+    log: bool,
+    lo: f64,
+    hi: f64,
+}
+
+impl Scale {
+    fn new(values: impl Iterator<Item = f64>) -> (Scale, Vec<f64>) {
+        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in values.filter(|v| v.is_finite()) {
+            min = min.min(v);
+            max = max.max(v);
+        }
+        if !min.is_finite() {
+            (min, max) = (0.0, 1.0);
+        }
+        if min > 0.0 && max / min >= 20.0 {
+            // Decades, padded so that no curve runs along the axis.
+            let pad = (max.log10() - min.log10()) * 0.05;
+            let lo = min.log10() - pad;
+            let hi = max.log10() + pad;
+            let decades = (hi.ceil() - lo.floor()) as i32;
+            let mantissas: &[f64] = if decades <= 3 {
+                &[1.0, 2.0, 5.0]
+            } else {
+                &[1.0]
+            };
+            let every = (decades / 8 + 1).max(1);
+            let mut ticks = Vec::new();
+            let mut e = lo.floor() as i32;
+            while e <= hi.ceil() as i32 {
+                for &m in mantissas {
+                    let t = m * 10f64.powi(e);
+                    if (lo..=hi).contains(&t.log10()) {
+                        ticks.push(t);
+                    }
+                }
+                e += every;
+            }
+            return (
+                Scale {
+                    log: true,
+                    lo: 10f64.powf(lo),
+                    hi: 10f64.powf(hi),
+                },
+                ticks,
+            );
+        }
+        let (min, max) = if max - min <= f64::EPSILON * max.abs().max(1.0) {
+            let pad = if min == 0.0 { 1.0 } else { min.abs() * 0.1 };
+            (min - pad, max + pad)
+        } else {
+            let pad = (max - min) * 0.06;
+            (min - pad, max + pad)
+        };
+        let step = nice_step((max - min) / 6.0);
+        let lo = (min / step).floor() * step;
+        let hi = (max / step).ceil() * step;
+        let mut ticks = Vec::new();
+        let mut i = 0;
+        while lo + step * i as f64 <= hi + step * 1e-9 {
+            ticks.push(lo + step * i as f64);
+            i += 1;
+        }
+        (Scale { log: false, lo, hi }, ticks)
+    }
+
+    fn y(&self, v: f64) -> f64 {
+        let t = if self.log {
+            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        BOTTOM - t.clamp(-0.02, 1.02) * (BOTTOM - TOP)
+    }
+}
+
+/// 1, 2 or 5 times a power of ten, at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if raw <= 0.0 || !raw.is_finite() {
+        return 1.0;
+    }
+    let power = 10f64.powf(raw.log10().floor());
+    let fraction = raw / power;
+    let nice = if fraction <= 1.0 {
+        1.0
+    } else if fraction <= 2.0 {
+        2.0
+    } else if fraction <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * power
+}
+
+/// A tick label: as few digits as the ticks need to differ.
+fn tick_label(v: f64, step: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        return "0".to_string();
+    }
+    if (1e-3..1e6).contains(&a) && step >= 1e-4 {
+        let decimals = (-step.log10().floor()).max(0.0) as usize;
+        trim(format!("{v:.decimals$}"))
+    } else {
+        number(v)
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The plot as an SVG document.
+fn svg(main: &Run, baselines: &[Run]) -> String {
+    let runs: Vec<(&Run, &str, bool)> = std::iter::once((main, MAIN_COLOR, true))
+        .chain(
+            baselines
+                .iter()
+                .zip(BASELINE_COLORS.iter().cycle())
+                .map(|(run, &color)| (run, color, false)),
+        )
+        .collect();
+    let length = runs.iter().map(|(r, _, _)| r.length()).max().unwrap_or(0);
+    let x_step = nice_step(length.max(1) as f64 / 8.0).max(1.0);
+    let x_max = ((length.max(1) as f64 / x_step).ceil() * x_step).max(1.0);
+    let x = |n: f64| LEFT + n / x_max * (RIGHT - LEFT);
+    let (scale, mut y_ticks) = Scale::new(
+        runs.iter()
+            .flat_map(|(r, _, _)| r.summary.best_so_far.iter().map(|&(_, v)| v)),
+    );
+    if runs
+        .iter()
+        .all(|(r, _, _)| r.summary.best_so_far.is_empty())
+    {
+        // No values: no value ticks either.
+        y_ticks.clear();
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{FONT}" font-size="12" fill="{INK}">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#
+    );
+
+    // Title and subtitle.
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT}" y="32" font-size="18" font-weight="600">Best value so far: {} on {}</text>"#,
+        escape(&main.header.search),
+        escape(&main.header.space)
+    );
+    let s = &main.summary;
+    let mut subtitle = format!(
+        "lower is better · seed {} · {} evaluation{}, {} failed",
+        main.header.seed,
+        s.evaluations,
+        plural(s.evaluations),
+        s.failed
+    );
+    if let (Some(value), Some(index)) = (s.best_value, s.best_index) {
+        let _ = write!(
+            subtitle,
+            " · best {} at evaluation {}",
+            number(value),
+            index + 1
+        );
+    }
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT}" y="54" font-size="13" fill="{MUTED}">{}</text>"#,
+        escape(&subtitle)
+    );
+    if s.wrong > 0 {
+        let _ = writeln!(
+            out,
+            r#"<text x="{RIGHT}" y="54" font-size="13" font-weight="700" fill="{WRONG_COLOR}" text-anchor="end">⚠ {} wrong result{}</text>"#,
+            s.wrong,
+            plural(s.wrong)
+        );
+    }
+
+    // Grid, ticks and labels.
+    let _ = writeln!(out, r#"<g stroke="{GRID}" stroke-width="1">"#);
+    for &t in &y_ticks {
+        let y = scale.y(t);
+        let _ = writeln!(
+            out,
+            r#"<line x1="{LEFT}" y1="{y:.1}" x2="{RIGHT}" y2="{y:.1}"/>"#
+        );
+    }
+    let mut n = 0.0;
+    while n <= x_max + 1e-9 {
+        let xx = x(n);
+        let _ = writeln!(
+            out,
+            r#"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{BOTTOM}"/>"#
+        );
+        n += x_step;
+    }
+    let _ = writeln!(out, "</g>");
+    let y_step = if y_ticks.len() >= 2 {
+        y_ticks[1] - y_ticks[0]
+    } else {
+        1.0
+    };
+    let _ = writeln!(
+        out,
+        r#"<g font-size="12" fill="{MUTED}" text-anchor="end">"#
+    );
+    for &t in &y_ticks {
+        let label = if scale.log {
+            number(t)
+        } else {
+            tick_label(t, y_step)
+        };
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+            LEFT - 8.0,
+            scale.y(t) + 4.0,
+            escape(&label)
+        );
+    }
+    let _ = writeln!(out, "</g>");
+    let _ = writeln!(
+        out,
+        r#"<g font-size="12" fill="{MUTED}" text-anchor="middle">"#
+    );
+    let mut n = 0.0;
+    while n <= x_max + 1e-9 {
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+            x(n),
+            BOTTOM + 18.0,
+            n as u64
+        );
+        n += x_step;
+    }
+    let _ = writeln!(out, "</g>");
+    // Axes.
+    let _ = writeln!(
+        out,
+        r#"<path d="M{LEFT},{TOP} V{BOTTOM} H{RIGHT}" fill="none" stroke="{MUTED}" stroke-width="1.2"/>"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" font-size="13" fill="{INK}" text-anchor="middle">evaluations</text>"#,
+        (LEFT + RIGHT) / 2.0,
+        BOTTOM + 44.0
+    );
+    let _ = writeln!(
+        out,
+        r#"<text transform="translate(24 {:.1}) rotate(-90)" font-size="13" fill="{INK}" text-anchor="middle">best value so far{}</text>"#,
+        (TOP + BOTTOM) / 2.0,
+        if scale.log { " (log scale)" } else { "" }
+    );
+
+    // Failed and wrong evaluations of the main search, as marks on the
+    // axis.
+    let marks = |status: Status| {
+        main.evaluations
+            .iter()
+            .filter(move |e| e.status == status)
+            .map(|e| x(e.index as f64 + 1.0))
+    };
+    let mut rug = String::new();
+    for xx in marks(Status::Failed) {
+        let _ = write!(rug, "M{xx:.1},{BOTTOM} v-7 ");
+    }
+    if !rug.is_empty() {
+        let _ = writeln!(
+            out,
+            r#"<path d="{rug}" stroke="{FAILED_COLOR}" stroke-width="1.5"/>"#
+        );
+    }
+    let mut rug = String::new();
+    for xx in marks(Status::Wrong) {
+        let _ = write!(rug, "M{xx:.1},{BOTTOM} v-14 ");
+    }
+    if !rug.is_empty() {
+        let _ = writeln!(
+            out,
+            r#"<path d="{rug}" stroke="{WRONG_COLOR}" stroke-width="2"/>"#
+        );
+    }
+
+    // The curves, baselines first so the main search is drawn on top.
+    let mut any = false;
+    for (run, color, is_main) in runs.iter().rev() {
+        let points = &run.summary.best_so_far;
+        let Some(&(first, first_value)) = points.first() else {
+            continue;
+        };
+        any = true;
+        let mut d = format!("M{:.1},{:.1}", x(first as f64 + 1.0), scale.y(first_value));
+        let mut last = first_value;
+        let mut steps = Vec::new();
+        for &(index, value) in &points[1..] {
+            if value != last {
+                let xx = x(index as f64 + 1.0);
+                let _ = write!(d, " H{xx:.1} V{:.1}", scale.y(value));
+                steps.push((xx, scale.y(value)));
+                last = value;
+            }
+        }
+        let _ = write!(d, " H{:.1}", x(run.length() as f64));
+        let dash = if *is_main {
+            ""
+        } else {
+            r#" stroke-dasharray="7 4""#
+        };
+        let width = if *is_main { 2.5 } else { 2.0 };
+        let _ = writeln!(
+            out,
+            r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="{width}" stroke-linejoin="round"{dash}/>"#
+        );
+        // Improvements as dots.
+        let _ = write!(out, r#"<g fill="{color}">"#);
+        let _ = write!(
+            out,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="2.5"/>"#,
+            x(first as f64 + 1.0),
+            scale.y(first_value)
+        );
+        for (xx, yy) in &steps {
+            let _ = write!(out, r#"<circle cx="{xx:.1}" cy="{yy:.1}" r="2.5"/>"#);
+        }
+        let _ = writeln!(out, "</g>");
+    }
+    // The best point of the main search, labelled.
+    if let (Some(value), Some(index)) = (s.best_value, s.best_index) {
+        let (bx, by) = (x(index as f64 + 1.0), scale.y(value));
+        let _ = writeln!(
+            out,
+            r#"<circle cx="{bx:.1}" cy="{by:.1}" r="5" fill="white" stroke="{MAIN_COLOR}" stroke-width="2.5"/>"#
+        );
+        let label = format!("best {}", number(value));
+        let below = by < BOTTOM - 40.0;
+        let (ly, anchor, lx) = if bx > RIGHT - 120.0 {
+            (by + if below { 20.0 } else { -12.0 }, "end", bx)
+        } else {
+            (by + if below { 20.0 } else { -12.0 }, "start", bx + 6.0)
+        };
+        let _ = writeln!(
+            out,
+            r#"<text x="{lx:.1}" y="{ly:.1}" font-size="12" font-weight="600" fill="{MAIN_COLOR}" text-anchor="{anchor}" stroke="white" stroke-width="3" paint-order="stroke">{}</text>"#,
+            escape(&label)
+        );
+    }
+    if !any {
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" font-size="15" fill="{MUTED}" text-anchor="middle">no measured evaluations</text>"#,
+            (LEFT + RIGHT) / 2.0,
+            (TOP + BOTTOM) / 2.0
+        );
+    }
+
+    // Legend, top right inside the plot.
+    let mut entries: Vec<(String, &str, &str)> = runs
+        .iter()
+        .map(|(run, color, is_main)| {
+            let best = run.summary.best_value.map_or_else(
+                || "nothing measured".to_string(),
+                |v| format!("best {}", number(v)),
+            );
+            let kind = if *is_main { "line" } else { "dash" };
+            (format!("{} ({best})", run.name), *color, kind)
+        })
+        .collect();
+    if s.failed > 0 {
+        entries.push((format!("failed ({})", s.failed), FAILED_COLOR, "tick"));
+    }
+    if s.wrong > 0 {
+        entries.push((format!("wrong result ({})", s.wrong), WRONG_COLOR, "tick"));
+    }
+    let longest = entries
+        .iter()
+        .map(|(label, _, _)| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let box_width = 46.0 + longest as f64 * 6.8;
+    let box_height = 12.0 + entries.len() as f64 * 20.0;
+    let bx = RIGHT - 12.0 - box_width;
+    let by = TOP + 12.0;
+    let _ = writeln!(
+        out,
+        r##"<rect x="{bx:.1}" y="{by:.1}" width="{box_width:.1}" height="{box_height:.1}" rx="6" fill="white" fill-opacity="0.92" stroke="#d1d5db"/>"##
+    );
+    for (i, (label, color, kind)) in entries.iter().enumerate() {
+        let cy = by + 16.0 + i as f64 * 20.0;
+        let (x0, x1) = (bx + 10.0, bx + 34.0);
+        match *kind {
+            "tick" => {
+                let _ = writeln!(
+                    out,
+                    r#"<path d="M{:.1},{:.1} v-12" stroke="{color}" stroke-width="2"/>"#,
+                    (x0 + x1) / 2.0,
+                    cy + 6.0
+                );
+            }
+            kind => {
+                let dash = if kind == "dash" {
+                    r#" stroke-dasharray="7 4""#
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    r#"<line x1="{x0:.1}" y1="{cy:.1}" x2="{x1:.1}" y2="{cy:.1}" stroke="{color}" stroke-width="2.5"{dash}/>"#
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+            x1 + 8.0,
+            cy + 4.0,
+            escape(label)
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_have_four_significant_digits() {
+        assert_eq!(number(0.001234567), "0.001235");
+        assert_eq!(number(1234.5678), "1235");
+        assert_eq!(number(2.5), "2.5");
+        assert_eq!(number(0.000012345), "1.234e-5");
+        assert_eq!(number(1.5e7), "1.5e7");
+        assert_eq!(number(0.0), "0");
+    }
+
+    #[test]
+    fn dates_are_utc() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_735_689_600 + 3661), "2025-01-01 01:01:01 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+    }
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(13.0), 20.0);
+        assert_eq!(nice_step(0.0031), 0.005);
+        assert_eq!(tick_label(0.0015, 0.0005), "0.0015");
+        assert_eq!(tick_label(40.0, 20.0), "40");
+        assert_eq!(tick_label(2.5, 0.5), "2.5");
+    }
+
+    #[test]
+    fn actions_read_with_the_names_of_a_bundled_space() {
+        let model = known_model("spaces/paper/listing07_ordering.space").unwrap();
+        let action = Action {
+            choice: 0,
+            objects: vec![0, 1],
+            values: 1,
+        };
+        assert_eq!(describe(&action, Some(model)), "order(0, 1) = BEFORE");
+        let two = Action {
+            values: 0b11,
+            ..action.clone()
+        };
+        assert_eq!(describe(&two, Some(model)), "order(0, 1) = {BEFORE, AFTER}");
+        assert_eq!(describe(&action, None), "c0(0, 1) = #0");
+    }
+}

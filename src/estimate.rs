@@ -7,7 +7,7 @@ use std::time::Instant;
 use commute_runtime::estimate::{self, Estimate, Options as EstimateOptions};
 use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Backbone, Candidate, Model};
-use commute_spaces::{corpus, paper};
+use commute_spaces::paper;
 
 /// The spaces `--space` accepts: the paper's ordering space on a chain of
 /// statements, and the corpus spaces on random backbones.
@@ -24,17 +24,10 @@ pub const SPACES: [&str; 9] = [
 ];
 
 fn corpus_model(name: &str) -> Option<&'static Model> {
-    Some(match name {
-        "enum_requires" => &corpus::enum_requires::MODEL,
-        "integers" => &corpus::integers::MODEL,
-        "counters" => &corpus::counters::MODEL,
-        "symmetric" => &corpus::symmetric::MODEL,
-        "quotient" => &corpus::quotient::MODEL,
-        "triggers" => &corpus::triggers::MODEL,
-        "parametrized_sets" => &corpus::parametrized_sets::MODEL,
-        "every_construct" => &corpus::every_construct::MODEL,
-        _ => return None,
-    })
+    commute_spaces::models()
+        .into_iter()
+        .find(|(n, _)| *n == name && SPACES.contains(n))
+        .map(|(_, m)| m)
 }
 
 /// How Chen's method groups nodes.

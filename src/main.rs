@@ -3,6 +3,7 @@
 mod bench;
 mod estimate;
 mod report;
+mod search;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -69,6 +70,53 @@ enum Command {
     /// Estimate the number of leaves of a bundled space: Knuth's estimator
     /// and Chen's heuristic sampling, each with a 95% confidence interval,
     /// and the dead-end rate of uniform random descents.
+    /// Search a bundled space under a synthetic cost (how many decisions
+    /// differ from a hidden leaf; the optimum is 0), to try search
+    /// settings, fixed decisions, journals and resuming.
+    Search {
+        /// The space: `ordering` (a chain of statements), `product` (items
+        /// with four values each) or a corpus space on a random backbone.
+        #[arg(long, default_value = "ordering")]
+        space: String,
+        /// Statements of the ordering space.
+        #[arg(long, default_value_t = 6)]
+        statements: u32,
+        /// Items of the product space, or objects per root set of a
+        /// corpus space's random backbone.
+        #[arg(long, default_value_t = 6)]
+        size: u32,
+        /// Seed of a corpus space's random backbone.
+        #[arg(long, default_value_t = 0)]
+        backbone_seed: u64,
+        #[arg(long, value_enum, default_value_t = search::Strategy::Mcts)]
+        search: search::Strategy,
+        /// Evaluations at most.
+        #[arg(long)]
+        budget: Option<usize>,
+        /// Seconds at most.
+        #[arg(long)]
+        time_budget: Option<f64>,
+        /// Seed of the search.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Seed of the hidden optimum.
+        #[arg(long, default_value_t = 1)]
+        target_seed: u64,
+        /// A decision fixed before the search: `order(0, 1) = BEFORE`
+        /// (repeatable).
+        #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE")]
+        fixes: Vec<String>,
+        /// A file of fixed decisions, one per line (`#` comments).
+        #[arg(long)]
+        fix_file: Option<PathBuf>,
+        /// Write one JSON line per evaluation here.
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        /// Continue the search recorded in `--journal` without evaluating
+        /// its leaves again.
+        #[arg(long)]
+        resume: bool,
+    },
     Estimate {
         /// The paper's ordering space, or a corpus space on a random backbone.
         #[arg(long, default_value = "ordering",
@@ -108,6 +156,49 @@ enum Color {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Search {
+            space,
+            statements,
+            size,
+            backbone_seed,
+            search: strategy,
+            budget,
+            time_budget,
+            seed,
+            target_seed,
+            fixes,
+            fix_file,
+            journal,
+            resume,
+        } => {
+            if budget.is_none() && time_budget.is_none() && strategy != search::Strategy::Exhaustive
+            {
+                eprintln!("error: give --budget N or --time-budget SECONDS (only --search exhaustive runs to the end by itself)");
+                return ExitCode::from(2);
+            }
+            let options = search::Options {
+                space,
+                statements,
+                size,
+                backbone_seed,
+                strategy,
+                budget,
+                time_budget,
+                seed,
+                target_seed,
+                fixes,
+                fix_file,
+                journal,
+                resume,
+            };
+            match search::run(&options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Estimate {
             space,
             statements,

@@ -250,29 +250,17 @@ fn write_messages(out: &mut String, evaluations: &[Evaluation], status: Status) 
 }
 
 /// The bundled spaces, whose names let a report show choices and values
-/// by name.
+/// by name: a space is known by its name in `commute search` (`ordering`),
+/// its model's name or its file's name.
 fn known_model(space: &str) -> Option<&'static Model> {
-    use commute_spaces::{corpus, paper};
-    let models: [&'static Model; 10] = [
-        &paper::ordering::MODEL,
-        &corpus::every_construct::MODEL,
-        &corpus::enum_requires::MODEL,
-        &corpus::integers::MODEL,
-        &corpus::counters::MODEL,
-        &corpus::symmetric::MODEL,
-        &corpus::quotient::MODEL,
-        &corpus::product::MODEL,
-        &corpus::triggers::MODEL,
-        &corpus::parametrized_sets::MODEL,
-    ];
-    // The space may be named by its file.
     let stem = Path::new(space)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or(space);
-    models
+    commute_spaces::models()
         .into_iter()
-        .find(|m| m.name == space || m.name == stem)
+        .find(|(name, model)| *name == space || model.name == space || model.name == stem)
+        .map(|(_, model)| model)
 }
 
 /// `order(0, 1) = BEFORE` with a model, `c0(0, 1) = #0` without.

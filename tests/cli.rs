@@ -238,3 +238,79 @@ fn estimate_prints_both_estimators_with_intervals() {
     assert_eq!(output.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&output.stderr).contains("possible values"));
 }
+
+#[test]
+fn search_takes_fixed_decisions_journals_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("commute-cli-search-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let journal = dir.join("search.jsonl");
+    let journal = journal.to_string_lossy().into_owned();
+    let run = |budget: &str, resume: bool| {
+        let mut args = vec![
+            "search",
+            "--statements",
+            "4",
+            "--budget",
+            budget,
+            "--fix",
+            "order(0, 1) = BEFORE",
+            "--journal",
+            &journal,
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        commute(&args)
+    };
+    let first = run("10", false);
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        first.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(stdout.contains("fixed order(0, 1) = BEFORE"), "{stdout}");
+    assert!(
+        stdout.contains("after 10 evaluations (0 from the journal)"),
+        "{stdout}"
+    );
+    let resumed = run("25", true);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("after 25 evaluations (10 from the journal)"),
+        "{stdout}"
+    );
+    let lines = std::fs::read_to_string(&journal)
+        .expect("journal")
+        .lines()
+        .count();
+    assert_eq!(lines, 26, "a header and 25 evaluations, none twice");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn search_refuses_a_conflicting_fix_naming_the_constraint() {
+    let output = commute(&[
+        "search",
+        "--statements",
+        "3",
+        "--budget",
+        "5",
+        "--fix",
+        "order(0, 1) = BEFORE",
+        "--fix",
+        "order(1, 2) = BEFORE",
+        "--fix",
+        "order(0, 2) = AFTER",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot fix `order(0, 2) = AFTER`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("listing07_ordering.space:"), "{stderr}");
+    let output = commute(&["search", "--statements", "3"]);
+    assert_eq!(output.status.code(), Some(2), "a search needs a budget");
+}

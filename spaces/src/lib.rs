@@ -120,3 +120,21 @@ pub fn bundled_space_files() -> Vec<std::path::PathBuf> {
     paths.sort();
     paths
 }
+
+/// Every generated space by name (the ordering listing under `ordering`,
+/// the others under their module names), for tools that pick a bundled
+/// space by name.
+pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
+    vec![
+        ("ordering", &paper::ordering::MODEL),
+        ("product", &corpus::product::MODEL),
+        ("enum_requires", &corpus::enum_requires::MODEL),
+        ("integers", &corpus::integers::MODEL),
+        ("counters", &corpus::counters::MODEL),
+        ("symmetric", &corpus::symmetric::MODEL),
+        ("quotient", &corpus::quotient::MODEL),
+        ("triggers", &corpus::triggers::MODEL),
+        ("parametrized_sets", &corpus::parametrized_sets::MODEL),
+        ("every_construct", &corpus::every_construct::MODEL),
+    ]
+}

@@ -93,10 +93,8 @@ pub fn random_search<B: Backbone>(
     run_random(root, Harness::new(evaluator, config))
 }
 
-pub(crate) fn run_random<B: Backbone>(
-    root: &Candidate<B>,
-    mut harness: Harness<B>,
-) -> SearchResult<B> {
+/// [`random_search`] through a prepared harness (journal, replay).
+pub fn run_random<B: Backbone>(root: &Candidate<B>, mut harness: Harness<B>) -> SearchResult<B> {
     let mut failed_descents = 0;
     while harness.should_stop().is_none() {
         let mut path = Vec::new();
@@ -133,7 +131,8 @@ pub fn greedy_search<B: Backbone>(
     run_greedy(root, Harness::new(evaluator, config), bound, by_evaluation)
 }
 
-pub(crate) fn run_greedy<B: Backbone>(
+/// [`greedy_search`] through a prepared harness (journal, replay).
+pub fn run_greedy<B: Backbone>(
     root: &Candidate<B>,
     mut harness: Harness<B>,
     bound: &dyn Bound<B>,
@@ -201,7 +200,8 @@ pub fn exhaustive_search<B: Backbone>(
     run_exhaustive(root, Harness::new(evaluator, config), bound)
 }
 
-pub(crate) fn run_exhaustive<B: Backbone>(
+/// [`exhaustive_search`] through a prepared harness (journal, replay).
+pub fn run_exhaustive<B: Backbone>(
     root: &Candidate<B>,
     mut harness: Harness<B>,
     bound: &dyn Bound<B>,

@@ -38,7 +38,9 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-pub use baselines::{exhaustive_search, greedy_search, random_search};
+pub use baselines::{
+    exhaustive_search, greedy_search, random_search, run_exhaustive, run_greedy, run_random,
+};
 pub use mcts::{mcts, MctsConfig, RolloutPolicy, TreePolicy};
 pub use record::{Evaluation, Status};
 

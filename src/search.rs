@@ -1,0 +1,280 @@
+//! `commute search`: runs a search on a bundled space whose cost is
+//! synthetic (how many instances differ from a hidden leaf drawn from a
+//! seed), to try search settings, fixed decisions, journals and resuming
+//! on spaces with a known optimum (0). `commute tune` searches real
+//! kernels with the same machinery.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use commute_runtime::descent::{random_descent, Descent};
+use commute_runtime::fix::{apply_fixes, read_fix_file};
+use commute_runtime::search::journal::{Header, Journal, Replay};
+use commute_runtime::search::{
+    mcts, run_exhaustive, run_greedy, run_random, Budget, Evaluator, Harness, MctsConfig, NoBound,
+    Outcome, SearchConfig, SearchResult, TreePolicy,
+};
+use commute_runtime::testing::RandomBackbone;
+use commute_runtime::{Backbone, Candidate};
+use commute_spaces::{corpus, paper};
+use rand::SeedableRng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// Monte Carlo tree search with threshold ascent (TAG).
+    Mcts,
+    /// Monte Carlo tree search with UCT.
+    MctsUct,
+    Random,
+    /// Greedy by evaluation of one random completion per child.
+    Greedy,
+    Exhaustive,
+}
+
+pub struct Options {
+    pub space: String,
+    pub statements: u32,
+    pub size: u32,
+    pub backbone_seed: u64,
+    pub strategy: Strategy,
+    pub budget: Option<usize>,
+    pub time_budget: Option<f64>,
+    pub seed: u64,
+    pub target_seed: u64,
+    pub fixes: Vec<String>,
+    pub fix_file: Option<PathBuf>,
+    pub journal: Option<PathBuf>,
+    pub resume: bool,
+}
+
+pub fn run(options: &Options) -> Result<(), String> {
+    match options.space.as_str() {
+        "ordering" => search(
+            options,
+            paper::ordering::Backbone(paper::ordering::Chain(options.statements)),
+            format!("a chain of {} statements", options.statements),
+        ),
+        "product" => search(
+            options,
+            corpus::product::Backbone(corpus::product::Items(options.size)),
+            format!("{} items", options.size),
+        ),
+        name => {
+            let model = commute_spaces::models()
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, m)| m)
+                .ok_or_else(|| {
+                    let names: Vec<&str> =
+                        commute_spaces::models().iter().map(|(n, _)| *n).collect();
+                    format!("no space `{name}`; the spaces are {}", names.join(", "))
+                })?;
+            let backbone = RandomBackbone::new(model, options.backbone_seed, options.size);
+            search(
+                options,
+                backbone,
+                format!(
+                    "random, {} objects per root set, seed {}",
+                    options.size, options.backbone_seed
+                ),
+            )
+        }
+    }
+}
+
+/// The synthetic cost: instances whose value differs from the target's,
+/// with a progress line on standard error.
+struct Mismatches<B: Backbone> {
+    target: Candidate<B>,
+    started: Instant,
+    budget: Option<usize>,
+    time_budget: Option<f64>,
+    evaluations: usize,
+    best: Option<f64>,
+    terminal: bool,
+    last_drawn: Instant,
+}
+
+impl<B: Backbone> Mismatches<B> {
+    fn draw(&self) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let budget = self.budget.map_or(String::new(), |b| format!("/{b}"));
+        let left = self.time_budget.map_or(String::new(), |t| {
+            format!(", {:.0} s left", (t - elapsed).max(0.0))
+        });
+        let best = self.best.map_or("none".to_string(), |b| b.to_string());
+        eprint!(
+            "\r{} evaluations{budget}, best {best}{left}   ",
+            self.evaluations
+        );
+        let _ = std::io::stderr().flush();
+    }
+}
+
+impl<B: Backbone> Evaluator<B> for Mismatches<B> {
+    fn evaluate(&mut self, leaf: &Candidate<B>) -> Outcome {
+        let instances = self.target.instances(&[]);
+        let value = instances
+            .iter()
+            .filter(|i| leaf.domain(i) != self.target.domain(i))
+            .count() as f64;
+        self.evaluations += 1;
+        self.best = Some(self.best.map_or(value, |b: f64| b.min(value)));
+        // A progress line on a terminal, redrawn at most ten times a second.
+        if self.terminal && self.last_drawn.elapsed() >= Duration::from_millis(100) {
+            self.last_drawn = Instant::now();
+            self.draw();
+        }
+        Outcome::ok(value)
+    }
+}
+
+fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> Result<(), String> {
+    let mut root = Candidate::new_explained(backbone).map_err(|e| e.to_string())?;
+    let mut fixes = options.fixes.clone();
+    if let Some(path) = &options.fix_file {
+        fixes.extend(
+            read_fix_file(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
+        );
+    }
+    let fixed = apply_fixes(&mut root, &fixes).map_err(|e| e.to_string())?;
+    // The hidden optimum, drawn below the fixed decisions.
+    // A stream of its own, so that the search's seed does not replay it.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(options.target_seed ^ 0x7a3d_9c1e_5b8f_2640);
+    let target = (0..10_000)
+        .find_map(|_| match random_descent(&root, &[], &mut rng) {
+            Descent::Leaf { leaf, .. } => Some(leaf),
+            Descent::DeadEnd { .. } => None,
+        })
+        .ok_or("no leaf found below the fixed decisions")?;
+    let config = SearchConfig {
+        seed: options.seed,
+        budget: Budget {
+            evaluations: options.budget,
+            time: options.time_budget.map(Duration::from_secs_f64),
+        },
+        priority: Vec::new(),
+    };
+    let name = format!("{:?}", options.strategy).to_lowercase();
+    let header = Header::new(
+        options.space.clone(),
+        name.clone(),
+        options.seed,
+        serde_json::json!({ "backbone": description, "target_seed": options.target_seed, "fixes": fixes }),
+    );
+    let mut evaluator = Mismatches {
+        target,
+        started: Instant::now(),
+        budget: options.budget,
+        time_budget: options.time_budget,
+        evaluations: 0,
+        best: None,
+        terminal: std::io::stderr().is_terminal(),
+        last_drawn: Instant::now(),
+    };
+    let (mut journal, replay) = match (&options.journal, options.resume) {
+        (Some(path), true) => {
+            let (recorded_header, recorded, journal) =
+                Journal::open_for_resume(path).map_err(|e| e.to_string())?;
+            if let Some(why) = recorded_header.mismatch(&header) {
+                return Err(format!("cannot resume `{}`: {why}", path.display()));
+            }
+            eprintln!(
+                "resuming {} evaluations from {}",
+                recorded.len(),
+                path.display()
+            );
+            // The progress line counts the recorded evaluations too.
+            evaluator.evaluations = recorded.len();
+            evaluator.best = recorded
+                .iter()
+                .filter_map(|e| e.value)
+                .min_by(f64::total_cmp);
+            (Some(journal), Some(Replay::new(recorded)))
+        }
+        (Some(path), false) => (
+            Some(
+                Journal::create(path, &header)
+                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
+            ),
+            None,
+        ),
+        (None, true) => return Err("--resume needs --journal".into()),
+        (None, false) => (None, None),
+    };
+    let evaluator_terminal = evaluator.terminal;
+    let mut harness = Harness::new(&mut evaluator, &config);
+    if let Some(journal) = journal.as_mut() {
+        harness = harness.with_journal(journal);
+    }
+    if let Some(replay) = replay {
+        harness = harness.with_replay(replay);
+    }
+    let result: SearchResult<B> = match options.strategy {
+        Strategy::Mcts => mcts(&root, harness, &NoBound, &MctsConfig::default()),
+        Strategy::MctsUct => mcts(
+            &root,
+            harness,
+            &NoBound,
+            &MctsConfig {
+                tree: TreePolicy::Uct { exploration: 0.5 },
+                ..MctsConfig::default()
+            },
+        ),
+        Strategy::Random => run_random(&root, harness),
+        Strategy::Greedy => run_greedy(&root, harness, &NoBound, true),
+        Strategy::Exhaustive => run_exhaustive(&root, harness, &NoBound),
+    };
+    if evaluator_terminal {
+        eprintln!();
+    }
+    print(&root, &fixed, &result, options, &description);
+    Ok(())
+}
+
+fn print<B: Backbone>(
+    root: &Candidate<B>,
+    fixed: &[commute_runtime::Action],
+    result: &SearchResult<B>,
+    options: &Options,
+    description: &str,
+) {
+    println!(
+        "{} search on `{}` ({description}), seed {}",
+        format!("{:?}", options.strategy).to_lowercase(),
+        options.space,
+        options.seed
+    );
+    for action in fixed {
+        println!("  fixed {}", root.describe(action));
+    }
+    println!(
+        "  stopped: {:?} after {} evaluations ({} from the journal), {} dead ends",
+        result.stop,
+        result.evaluations.len(),
+        result.replayed,
+        result.dead_ends
+    );
+    match &result.best {
+        Some((leaf, value, path)) => {
+            let found = result
+                .evaluations
+                .iter()
+                .position(|e| e.value == Some(*value))
+                .map_or(0, |i| i + 1);
+            println!("  best: {value} (the optimum is 0), first reached at evaluation {found}");
+            for action in path {
+                println!("    {}", leaf.describe(action));
+            }
+        }
+        None => println!("  no leaf evaluated"),
+    }
+    if let Some(journal) = &options.journal {
+        println!(
+            "  journal: {} (plot it with `commute report {}`)",
+            journal.display(),
+            journal.display()
+        );
+    }
+}

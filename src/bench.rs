@@ -113,35 +113,41 @@ fn codegen_time() -> Result<(String, Duration), String> {
 }
 
 pub fn print(report: &Report) {
-    println!(
+    say!(
         "engine on {} with {} ({} choice instances, seed {})",
-        report.space, report.backbone, report.choice_instances, report.seed
+        report.space,
+        report.backbone,
+        report.choice_instances,
+        report.seed
     );
-    println!("  decision vector      {:>12} bytes", report.vector_bytes);
-    println!(
+    say!("  decision vector      {:>12} bytes", report.vector_bytes);
+    say!(
         "  initial propagation  {:>12.2} ms",
         report.initial_propagation_milliseconds
     );
-    println!(
+    say!(
         "  clone                {:>12.0} ns",
         report.clone_nanoseconds
     );
-    println!(
+    say!(
         "  random descents      {:>12.0} /s  ({} descents, {} decisions)",
-        report.descents_per_second, report.descents, report.decisions
+        report.descents_per_second,
+        report.descents,
+        report.decisions
     );
-    println!(
+    say!(
         "  decisions            {:>12.0} /s  (apply and propagate, inside descents)",
         report.decisions_per_second
     );
-    println!(
+    say!(
         "  dead ends            {:>12.2} %  ({} of {} descents)",
         report.dead_end_rate * 100.0,
         report.dead_ends,
         report.descents
     );
-    println!(
+    say!(
         "code generation for {} {:>8.2} ms (read, check, generate; best of 5)",
-        report.codegen_space, report.codegen_milliseconds
+        report.codegen_space,
+        report.codegen_milliseconds
     );
 }

@@ -123,7 +123,7 @@ fn estimate_root<B: Backbone>(
 }
 
 pub fn print(report: &Report) {
-    println!("space: {} ({})", report.space, report.backbone);
+    say!("space: {} ({})", report.space, report.backbone);
     let strata = match report.strata {
         Strata::Depth => "depth",
         Strata::OpenInstances => "depth and open instances",
@@ -139,7 +139,7 @@ pub fn print(report: &Report) {
         ),
     ];
     for (name, e) in rows {
-        println!(
+        say!(
             "{name}: {} leaves, 95% interval [{}, {}], {:.3} s",
             number(e.mean),
             number(e.low),
@@ -147,12 +147,12 @@ pub fn print(report: &Report) {
             e.elapsed.as_secs_f64()
         );
     }
-    println!(
+    say!(
         "dead-end rate of uniform random descents: {:.1}% ({} descents)",
         report.dead_end_rate * 100.0,
         report.knuth.samples
     );
-    println!("time: {:.3} s (seed {})", report.seconds, report.seed);
+    say!("time: {:.3} s (seed {})", report.seconds, report.seed);
 }
 
 /// A count for people: one decimal below a thousand, none below a billion,

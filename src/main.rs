@@ -1,5 +1,24 @@
 //! The `commute` command.
 
+/// Writes a line to standard output. A reader that closed the pipe
+/// (`commute report run.jsonl | head`) is not an error: the rest is
+/// dropped instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// Like `say!`, without the newline.
+#[allow(unused_macros)]
+macro_rules! say_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod estimate;
 mod report;
@@ -221,7 +240,7 @@ fn main() -> ExitCode {
             match estimate::run(&options) {
                 Ok(report) if json => match serde_json::to_string_pretty(&report) {
                     Ok(text) => {
-                        println!("{text}");
+                        say!("{text}");
                         ExitCode::SUCCESS
                     }
                     Err(error) => {
@@ -272,7 +291,7 @@ fn main() -> ExitCode {
             }) {
                 Ok(report) if json => match serde_json::to_string_pretty(&report) {
                     Ok(text) => {
-                        println!("{text}");
+                        say!("{text}");
                         ExitCode::SUCCESS
                     }
                     Err(error) => {
@@ -324,7 +343,7 @@ fn check(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
                 } else {
                     String::new()
                 };
-                println!("{}: ok: {}{note}", file.display(), space.summary());
+                say!("{}: ok: {}{note}", file.display(), space.summary());
             }
             _ => {
                 failed = true;

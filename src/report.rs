@@ -89,8 +89,8 @@ pub fn run(options: &Options) -> Result<(), String> {
         .unwrap_or_else(|| options.journal.with_extension("svg"));
     std::fs::write(&svg_path, svg(&main, &baselines))
         .map_err(|e| format!("cannot write `{}`: {e}", svg_path.display()))?;
-    print!("{}", text(&options.journal, &main, &baselines));
-    println!("plot: {}", svg_path.display());
+    say_part!("{}", text(&options.journal, &main, &baselines));
+    say!("plot: {}", svg_path.display());
     if main.summary.wrong > 0 {
         eprintln!(
             "warning: {} evaluation{} gave WRONG RESULTS: the space allows illegal candidates",

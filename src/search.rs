@@ -240,16 +240,16 @@ fn print<B: Backbone>(
     options: &Options,
     description: &str,
 ) {
-    println!(
+    say!(
         "{} search on `{}` ({description}), seed {}",
         format!("{:?}", options.strategy).to_lowercase(),
         options.space,
         options.seed
     );
     for action in fixed {
-        println!("  fixed {}", root.describe(action));
+        say!("  fixed {}", root.describe(action));
     }
-    println!(
+    say!(
         "  stopped: {:?} after {} evaluations ({} from the journal), {} dead ends",
         result.stop,
         result.evaluations.len(),
@@ -263,15 +263,15 @@ fn print<B: Backbone>(
                 .iter()
                 .position(|e| e.value == Some(*value))
                 .map_or(0, |i| i + 1);
-            println!("  best: {value} (the optimum is 0), first reached at evaluation {found}");
+            say!("  best: {value} (the optimum is 0), first reached at evaluation {found}");
             for action in path {
-                println!("    {}", leaf.describe(action));
+                say!("    {}", leaf.describe(action));
             }
         }
-        None => println!("  no leaf evaluated"),
+        None => say!("  no leaf evaluated"),
     }
     if let Some(journal) = &options.journal {
-        println!(
+        say!(
             "  journal: {} (plot it with `commute report {}`)",
             journal.display(),
             journal.display()

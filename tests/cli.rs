@@ -314,3 +314,25 @@ fn search_refuses_a_conflicting_fix_naming_the_constraint() {
     let output = commute(&["search", "--statements", "3"]);
     assert_eq!(output.status.code(), Some(2), "a search needs a budget");
 }
+
+#[test]
+fn a_closed_output_pipe_is_not_a_panic() {
+    use std::process::Stdio;
+    let files: Vec<String> = spaces_in("spaces/paper")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commute"))
+        .arg("check")
+        .args(&files)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run commute");
+    // Like `commute check ... | head -0`: the reader goes away at once.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -209,51 +209,63 @@ fn essence(e: &Evaluation) -> (Vec<commute_runtime::Action>, Status, Option<f64>
 
 #[test]
 fn killing_and_resuming_gives_the_same_journal() {
+    use rand::Rng;
     let root = ordering_root(5);
     let target = hidden(&root, 8);
     let dir = std::env::temp_dir().join(format!("commute-resume-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let header = Header::new("listing07_ordering", "mcts", 6, serde_json::Value::Null);
     let budget = 80;
-    // Uninterrupted.
+    let run = |path: &std::path::Path, stop: usize, resume: bool| {
+        let mut cost = mismatches(&target);
+        if resume {
+            let (_, recorded, mut journal) = Journal::open_for_resume(path).expect("resume");
+            let harness = Harness::new(&mut cost, &config(6, stop))
+                .with_journal(&mut journal)
+                .with_replay(Replay::new(recorded));
+            mcts(&root, harness, &NoBound, &MctsConfig::default());
+        } else {
+            let mut journal = Journal::create(path, &header).expect("journal");
+            mcts(
+                &root,
+                Harness::new(&mut cost, &config(6, stop)).with_journal(&mut journal),
+                &NoBound,
+                &MctsConfig::default(),
+            );
+        }
+    };
     let full_path = dir.join("full.jsonl");
-    let mut journal = Journal::create(&full_path, &header).expect("journal");
-    let mut cost = mismatches(&target);
-    mcts(
-        &root,
-        Harness::new(&mut cost, &config(6, budget)).with_journal(&mut journal),
-        &NoBound,
-        &MctsConfig::default(),
-    );
+    run(&full_path, budget, false);
     let full = commute_runtime::search::journal::read_journal(&full_path)
         .expect("read")
         .1;
     assert_eq!(full.len(), budget);
-    // Killed after 13, then 41 evaluations, then run to the end.
-    let path = dir.join("resumed.jsonl");
-    let mut journal = Journal::create(&path, &header).expect("journal");
-    let mut cost = mismatches(&target);
-    mcts(
-        &root,
-        Harness::new(&mut cost, &config(6, 13)).with_journal(&mut journal),
-        &NoBound,
-        &MctsConfig::default(),
-    );
-    for stop in [41, budget] {
-        let (_, recorded, mut journal) = Journal::open_for_resume(&path).expect("resume");
-        let mut cost = mismatches(&target);
-        let harness = Harness::new(&mut cost, &config(6, stop))
-            .with_journal(&mut journal)
-            .with_replay(Replay::new(recorded));
-        let result = mcts(&root, harness, &NoBound, &MctsConfig::default());
-        assert!(result.replayed > 0);
+    // Kill at random points, sometimes in the middle of writing a line,
+    // and resume until the budget is spent.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    for attempt in 0..4 {
+        let path = dir.join(format!("resumed-{attempt}.jsonl"));
+        let mut done = rng.random_range(1..budget / 2);
+        run(&path, done, false);
+        while done < budget {
+            if rng.random_bool(0.5) {
+                // A write cut short: keep part of the last line only.
+                let text = std::fs::read_to_string(&path).expect("journal");
+                let last_start = text.trim_end().rfind('\n').map_or(0, |i| i + 1);
+                let cut = last_start + rng.random_range(1..text.len() - last_start);
+                std::fs::write(&path, &text.as_bytes()[..cut]).expect("cut");
+            }
+            done = (done + rng.random_range(1..budget / 2)).min(budget);
+            run(&path, done, true);
+        }
+        let resumed = commute_runtime::search::journal::read_journal(&path)
+            .expect("read")
+            .1;
+        assert_eq!(
+            resumed.iter().map(essence).collect::<Vec<_>>(),
+            full.iter().map(essence).collect::<Vec<_>>(),
+            "attempt {attempt}"
+        );
     }
-    let resumed = commute_runtime::search::journal::read_journal(&path)
-        .expect("read")
-        .1;
-    assert_eq!(
-        resumed.iter().map(essence).collect::<Vec<_>>(),
-        full.iter().map(essence).collect::<Vec<_>>()
-    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,6 +5,8 @@
 //! kernel's description implements, the `Backbone` adapter, and one module
 //! per choice with its index and value masks.
 
+pub mod loops;
+
 /// Spaces from Beaugnon et al., "On the Representation of Partially
 /// Specified Implementations and its Application to the Optimization of
 /// Linear Algebra Kernels on GPU" (2019).

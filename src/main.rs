@@ -23,6 +23,7 @@ mod bench;
 mod estimate;
 mod report;
 mod search;
+mod show;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -135,6 +136,16 @@ enum Command {
         /// its leaves again.
         #[arg(long)]
         resume: bool,
+        /// Choices to branch on first, comma-separated (the others follow
+        /// in declaration order).
+        #[arg(long, value_delimiter = ',')]
+        priority: Vec<String>,
+    },
+    /// Show what commute reads of a C file's loop nest (between `#pragma
+    /// scop` and `#pragma endscop`): loops, bounds, statements, accesses.
+    Show {
+        #[arg(value_name = "KERNEL.c")]
+        file: PathBuf,
     },
     Estimate {
         /// The paper's ordering space, or a corpus space on a random backbone.
@@ -189,6 +200,7 @@ fn main() -> ExitCode {
             fix_file,
             journal,
             resume,
+            priority,
         } => {
             if budget.is_none() && time_budget.is_none() && strategy != search::Strategy::Exhaustive
             {
@@ -209,6 +221,7 @@ fn main() -> ExitCode {
                 fix_file,
                 journal,
                 resume,
+                priority,
             };
             match search::run(&options) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -218,6 +231,13 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Show { file } => match show::run(&file) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Estimate {
             space,
             statements,

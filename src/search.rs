@@ -46,6 +46,8 @@ pub struct Options {
     pub fix_file: Option<PathBuf>,
     pub journal: Option<PathBuf>,
     pub resume: bool,
+    /// Choices to branch on first, by name.
+    pub priority: Vec<String>,
 }
 
 pub fn run(options: &Options) -> Result<(), String> {
@@ -148,20 +150,34 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
             Descent::DeadEnd { .. } => None,
         })
         .ok_or("no leaf found below the fixed decisions")?;
+    let model = root.model();
+    let priority = options
+        .priority
+        .iter()
+        .map(|name| {
+            model.choice_index(name).ok_or_else(|| {
+                let names: Vec<&str> = model.choices.iter().map(|c| c.name).collect();
+                format!(
+                    "--priority: no choice is named `{name}`; the choices are {}",
+                    names.join(", ")
+                )
+            })
+        })
+        .collect::<Result<Vec<u16>, String>>()?;
     let config = SearchConfig {
         seed: options.seed,
         budget: Budget {
             evaluations: options.budget,
             time: options.time_budget.map(Duration::from_secs_f64),
         },
-        priority: Vec::new(),
+        priority,
     };
     let name = format!("{:?}", options.strategy).to_lowercase();
     let header = Header::new(
         options.space.clone(),
         name.clone(),
         options.seed,
-        serde_json::json!({ "backbone": description, "target_seed": options.target_seed, "fixes": fixes }),
+        serde_json::json!({ "backbone": description, "target_seed": options.target_seed, "fixes": fixes, "priority": options.priority }),
     );
     let mut evaluator = Mismatches {
         target,

@@ -336,3 +336,65 @@ fn a_closed_output_pipe_is_not_a_panic() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
+    let output = commute(&["show", "examples/gemm.c"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("L2   for k in [0, _PB_NK)"), "{stdout}");
+    assert!(
+        stdout.contains("reads  C[i][j], alpha, A[i][k], B[k][j]"),
+        "{stdout}"
+    );
+    let dir = std::env::temp_dir().join(format!("commute-cli-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.c");
+    std::fs::write(
+        &bad,
+        "void f(int x) {\n#pragma scop\n  while (x) x = 0;\n#pragma endscop\n}\n",
+    )
+    .expect("write");
+    let output = commute(&["show", &bad.to_string_lossy()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr.contains("bad.c:3:3: while loop"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn search_takes_a_priority_by_choice_name() {
+    let output = commute(&[
+        "search",
+        "--space",
+        "counters",
+        "--size",
+        "2",
+        "--budget",
+        "5",
+        "--priority",
+        "size,kind",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = commute(&[
+        "search",
+        "--space",
+        "counters",
+        "--size",
+        "2",
+        "--budget",
+        "5",
+        "--priority",
+        "sizes",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr.contains("no choice is named `sizes`; the choices are kind, size"),
+        "{stderr}"
+    );
+}

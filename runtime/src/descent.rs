@@ -56,3 +56,41 @@ pub fn random_descent<B: Backbone, R: Rng>(
         decisions,
     }
 }
+
+/// Like [`random_descent`], but a value that propagation refutes is not
+/// the end: the other values of the same instance are tried, in random
+/// order, before the descent is declared a dead end. `decisions` counts
+/// every decision tried, refuted ones included.
+pub fn random_descent_backtracking<B: Backbone, R: Rng>(
+    start: &Candidate<B>,
+    priority: &[u16],
+    rng: &mut R,
+) -> Descent<B> {
+    let mut candidate = start.clone();
+    let mut decisions = 0;
+    while let Some(instance) = candidate.next_open(priority) {
+        let mut alternatives = candidate.alternatives(&instance);
+        loop {
+            let action = alternatives.swap_remove(rng.random_range(0..alternatives.len()));
+            let mut child = candidate.clone();
+            decisions += 1;
+            match child.apply(&action) {
+                Ok(()) => {
+                    candidate = child;
+                    break;
+                }
+                Err(dead_end) if alternatives.is_empty() => {
+                    return Descent::DeadEnd {
+                        dead_end,
+                        decisions,
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    Descent::Leaf {
+        leaf: candidate,
+        decisions,
+    }
+}

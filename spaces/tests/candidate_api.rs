@@ -126,3 +126,31 @@ fn actions_and_decisions_round_trip_through_json() {
         "decisions of another backbone do not fit"
     );
 }
+
+#[test]
+fn backtracking_descents_avoid_dead_ends_plain_ones_hit() {
+    use commute_runtime::descent::{random_descent, random_descent_backtracking};
+    use commute_runtime::testing::RandomBackbone;
+    use commute_spaces::corpus;
+    use rand::SeedableRng;
+    let (mut plain, mut backtracking) = (0, 0);
+    for seed in 0..30 {
+        let Ok(root) = Candidate::new(RandomBackbone::new(&corpus::counters::MODEL, seed, 3))
+        else {
+            continue;
+        };
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for _ in 0..20 {
+            plain += usize::from(random_descent(&root, &[], &mut rng).is_dead_end());
+            let descent = random_descent_backtracking(&root, &[], &mut rng);
+            if let commute_runtime::descent::Descent::Leaf { leaf, .. } = &descent {
+                leaf.check().expect("valid leaf");
+            }
+            backtracking += usize::from(descent.is_dead_end());
+        }
+    }
+    assert!(
+        backtracking < plain,
+        "backtracking {backtracking} dead ends, plain {plain}"
+    );
+}

@@ -1,0 +1,65 @@
+//! `commute show KERNEL.c`: what commute reads of a C file's loop nest.
+
+use commute_spaces::loops::frontend::{read_kernel, Access, Kernel};
+
+pub fn run(path: &std::path::Path) -> Result<(), String> {
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let kernel = read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())?;
+    print(&kernel);
+    Ok(())
+}
+
+fn access(kernel: &Kernel, access: &Access) -> String {
+    let subscripts: String = access
+        .subscripts
+        .iter()
+        .map(|s| format!("[{}]", s.display(kernel)))
+        .collect();
+    format!("{}{subscripts}", access.name)
+}
+
+fn print(kernel: &Kernel) {
+    let (first, _) = kernel.line_column(kernel.region.start);
+    let (last, _) = kernel.line_column(kernel.region.end);
+    say!(
+        "{}: scop region, lines {first} to {}",
+        kernel.path,
+        last.saturating_sub(1).max(first)
+    );
+    if !kernel.params.is_empty() {
+        say!("parameters: {}", kernel.params.join(", "));
+    }
+    say!("loops:");
+    for (index, l) in kernel.loops.iter().enumerate() {
+        let depth = std::iter::successors(l.parent, |p| kernel.loops[p.0].parent).count();
+        let (line, _) = kernel.line_column(l.span.start);
+        say!(
+            "  L{index} {}for {} in [{}, {})  (line {line})",
+            "  ".repeat(depth),
+            l.iterator,
+            l.lower.display(kernel),
+            l.upper.display(kernel)
+        );
+    }
+    say!("statements:");
+    for (index, s) in kernel.statements.iter().enumerate() {
+        let (line, _) = kernel.line_column(s.span.start);
+        let loops: Vec<String> = s
+            .loops
+            .iter()
+            .map(|l| kernel.loops[l.0].iterator.clone())
+            .collect();
+        let reads: Vec<String> = s.reads.iter().map(|a| access(kernel, a)).collect();
+        say!("  S{index} in ({})  (line {line})", loops.join(", "));
+        say!("      writes {}", access(kernel, &s.write));
+        say!(
+            "      reads  {}",
+            if reads.is_empty() {
+                "nothing".to_string()
+            } else {
+                reads.join(", ")
+            }
+        );
+    }
+}

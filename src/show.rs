@@ -1,6 +1,7 @@
 //! `commute show KERNEL.c`: what commute reads of a C file's loop nest.
 
-use commute_spaces::loops::frontend::{read_kernel, Access, Kernel};
+use commute_spaces::loops::dependences::dependences;
+use commute_spaces::loops::frontend::{read_kernel, Access, Kernel, LoopId};
 
 pub fn run(path: &std::path::Path) -> Result<(), String> {
     let source = std::fs::read_to_string(path)
@@ -62,4 +63,22 @@ fn print(kernel: &Kernel) {
             }
         );
     }
+    let deps = dependences(kernel);
+    say!(
+        "dependences ({}; distances are sink minus source, * is unknown):",
+        deps.len()
+    );
+    for d in &deps {
+        say!("  {}", d.display(kernel));
+    }
+    let carrying: Vec<String> = (0..kernel.loops.len())
+        .filter(|&l| deps.iter().any(|d| d.may_be_carried_by(LoopId(l))))
+        .map(|l| format!("L{l} ({})", kernel.loops[l].iterator))
+        .collect();
+    let carrying = if carrying.is_empty() {
+        "none".to_string()
+    } else {
+        carrying.join(", ")
+    };
+    say!("loops that may carry a dependence: {carrying}");
 }

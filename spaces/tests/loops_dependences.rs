@@ -1,0 +1,140 @@
+//! Dependences of small kernels with known answers.
+
+use commute_spaces::loops::dependences::{dependences, Dependence, Distance, Kind};
+use commute_spaces::loops::frontend::{read_kernel, Kernel, LoopId};
+
+fn kernel(body: &str) -> Kernel {
+    let source = format!("void f(int n, double *s) {{\n  int i, j, k, t;\n#pragma scop\n{body}\n#pragma endscop\n}}\n");
+    read_kernel("k.c", &source).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn shown(kernel: &Kernel) -> Vec<String> {
+    dependences(kernel)
+        .iter()
+        .map(|d| d.display(kernel))
+        .collect()
+}
+
+/// Loops that some dependence may be carried by.
+fn carried(kernel: &Kernel) -> Vec<String> {
+    let deps = dependences(kernel);
+    let mut names: Vec<String> = (0..kernel.loops.len())
+        .filter(|&l| {
+            deps.iter()
+                .any(|d: &Dependence| d.may_be_carried_by(LoopId(l)))
+        })
+        .map(|l| kernel.loops[l].iterator.clone())
+        .collect();
+    names.dedup();
+    names
+}
+
+#[test]
+fn a_prefix_sum_carries_a_flow_dependence_of_distance_one() {
+    let k = kernel("  for (i = 1; i < n; i++)\n    A[i] = A[i - 1] + B[i];");
+    assert_eq!(shown(&k), ["flow S0 -> S0 on A (i: 1)"]);
+    assert_eq!(carried(&k), ["i"]);
+    assert_eq!(dependences(&k)[0].carrier(), Some(LoopId(0)));
+}
+
+#[test]
+fn gemm_carries_only_along_k() {
+    let k = kernel("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
+    let deps = dependences(&k);
+    assert!(!deps.is_empty());
+    for d in &deps {
+        assert_eq!(d.name, "C", "{}", d.display(&k));
+        assert_eq!(
+            d.distances[..2],
+            [Distance::Exact(0), Distance::Exact(0)],
+            "{}",
+            d.display(&k)
+        );
+        assert_eq!(d.distances[2], Distance::Unknown);
+    }
+    assert_eq!(
+        carried(&k),
+        ["k"],
+        "i and j can be parallel, k cannot without a reduction model"
+    );
+    assert!(
+        deps.iter()
+            .any(|d| d.kind == Kind::Output && d.source == d.sink),
+        "every k writes C[i][j]: {:?}",
+        shown(&k)
+    );
+}
+
+#[test]
+fn a_stencil_with_a_one_minus_one_dependence() {
+    let k = kernel("  for (i = 1; i < n; i++)\n    for (j = 0; j < n - 1; j++)\n      A[i][j] = A[i - 1][j + 1] * 0.5;");
+    assert_eq!(shown(&k), ["flow S0 -> S0 on A (i: 1, j: -1)"]);
+    let d = &dependences(&k)[0];
+    // Interchanging i and j would make the vector (-1, 1): backwards.
+    assert_eq!(d.distances, [Distance::Exact(1), Distance::Exact(-1)]);
+    assert_eq!(carried(&k), ["i"]);
+}
+
+#[test]
+fn a_jacobi_time_loop_carries_everything() {
+    let k = kernel(
+        "  for (t = 0; t < 10; t++) {\n    for (i = 1; i < n - 1; i++)\n      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;\n    for (i = 1; i < n - 1; i++)\n      A[i] = B[i];\n  }",
+    );
+    let deps = dependences(&k);
+    let kinds: Vec<(Kind, usize, usize)> = deps
+        .iter()
+        .map(|d| (d.kind, d.source.0, d.sink.0))
+        .collect();
+    assert!(
+        kinds.contains(&(Kind::Flow, 0, 1)),
+        "B written then read: {:?}",
+        shown(&k)
+    );
+    assert!(
+        kinds.contains(&(Kind::Flow, 1, 0)),
+        "A written then read at the next time step: {:?}",
+        shown(&k)
+    );
+    assert!(
+        kinds.contains(&(Kind::Anti, 0, 1)),
+        "A read then written: {:?}",
+        shown(&k)
+    );
+    assert_eq!(
+        carried(&k),
+        ["t"],
+        "only the time loop carries dependences: {:?}",
+        shown(&k)
+    );
+}
+
+#[test]
+fn independent_elements_have_no_dependence() {
+    let k =
+        kernel("  for (i = 0; i < n; i++) {\n    A[2 * i] = 1.0;\n    A[2 * i + 1] = B[i];\n  }");
+    assert!(shown(&k).is_empty(), "{:?}", shown(&k));
+}
+
+#[test]
+fn a_scalar_accumulator_is_carried_by_its_loop() {
+    let k = kernel("  for (i = 0; i < n; i++)\n    x = x + A[i];");
+    assert_eq!(carried(&k), ["i"]);
+    assert!(dependences(&k)
+        .iter()
+        .any(|d| d.kind == Kind::Flow && d.name == "x"));
+}
+
+#[test]
+fn non_uniform_subscripts_are_conservative() {
+    // A[i][j] and A[j][i]: not uniform, so any distance is assumed.
+    let k =
+        kernel("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      A[i][j] = A[j][i];");
+    let deps = dependences(&k);
+    assert!(
+        deps.iter()
+            .all(|d| d.distances == [Distance::Unknown, Distance::Unknown]),
+        "{:?}",
+        shown(&k)
+    );
+    assert_eq!(carried(&k), ["i", "j"]);
+}

@@ -347,6 +347,10 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
         stdout.contains("reads  C[i][j], alpha, A[i][k], B[k][j]"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("loops that may carry a dependence: L2 (k)"),
+        "{stdout}"
+    );
     let dir = std::env::temp_dir().join(format!("commute-cli-show-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let bad = dir.join("bad.c");

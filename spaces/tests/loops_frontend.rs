@@ -133,6 +133,8 @@ fn unsupported_constructs_are_named_with_their_place() {
             "assignment to a loop iterator",
         ),
         ("", "empty region"),
+        ("  for (i = 0; i < n; i++) {\n    m = i;\n    for (j = 0; j < m; j++)\n      A[m][j] = 1.0;\n  }", "assignment to a symbolic constant: `m` is used in loop bounds"),
+        ("  for (i = 0; i < n; i++)\n    A[i][0] = 1.0;\n  x = i;", "loop iterator outside its loop: `i`"),
     ];
     for (body, expected) in cases {
         let message = error(body);

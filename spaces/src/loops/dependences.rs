@@ -23,7 +23,7 @@ pub enum Kind {
 
 /// The distance of a dependence along one common loop: the sink's
 /// iteration minus the source's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Distance {
     Exact(i64),
     /// Any value (the subscripts do not determine it).
@@ -150,7 +150,13 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
         }
     }
     out.sort_by(|a, b| {
-        (a.source, a.sink, a.kind, &a.name).cmp(&(b.source, b.sink, b.kind, &b.name))
+        (a.source, a.sink, a.kind, &a.name, &a.distances).cmp(&(
+            b.source,
+            b.sink,
+            b.kind,
+            &b.name,
+            &b.distances,
+        ))
     });
     out.dedup();
     out

@@ -274,6 +274,7 @@ pub fn read_kernel(path: &str, source: &str) -> Result<Kernel, FrontendError> {
     if reader.kernel.statements.is_empty() {
         return Err(reader.error_at(region.start, "empty region", "the region has no assignment"));
     }
+    reader.check_names()?;
     Ok(reader.kernel)
 }
 
@@ -393,6 +394,43 @@ impl Reader<'_> {
             "not supported inside the scop region: only `for` loops and assignments are"
         };
         self.error(node, construct, message)
+    }
+
+    /// Bounds and subscripts may only use iterators of enclosing loops and
+    /// symbolic constants that the region does not write; a loop's
+    /// iterator is not a value outside its loop. Anything else would hide
+    /// a dependence.
+    fn check_names(&self) -> Result<(), FrontendError> {
+        let kernel = &self.kernel;
+        for statement in &kernel.statements {
+            let write = &statement.write;
+            if write.subscripts.is_empty() && kernel.params.contains(&write.name) {
+                return Err(self.error_at(
+                    write.span.start,
+                    "assignment to a symbolic constant",
+                    &format!("`{}` is used in loop bounds or subscripts, so it must not change inside the region", write.name),
+                ));
+            }
+            for access in std::iter::once(write).chain(&statement.reads) {
+                if !access.subscripts.is_empty() {
+                    continue;
+                }
+                let outside = kernel.loops.iter().enumerate().any(|(l, lp)| {
+                    lp.iterator == access.name && !statement.loops.contains(&LoopId(l))
+                });
+                if outside {
+                    return Err(self.error_at(
+                        access.span.start,
+                        "loop iterator outside its loop",
+                        &format!(
+                            "`{}` is the iterator of a loop that does not enclose this statement",
+                            access.name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn statement(&mut self, node: Node) -> Result<(), FrontendError> {

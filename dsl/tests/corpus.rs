@@ -21,6 +21,8 @@ fn pass_corpus_checks_without_any_diagnostic() {
     let files: Vec<PathBuf> = spaces_in("tests/pass")
         .into_iter()
         .chain(spaces_in("../spaces/paper"))
+        .chain(spaces_in("../spaces/corpus"))
+        .chain(spaces_in("../spaces/loops"))
         .collect();
     assert!(files.len() >= 10, "pass corpus too small: {files:?}");
     for path in files {

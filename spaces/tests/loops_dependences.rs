@@ -138,3 +138,36 @@ fn non_uniform_subscripts_are_conservative() {
     );
     assert_eq!(carried(&k), ["i", "j"]);
 }
+
+#[test]
+fn the_sign_of_unknown_distances_follows_from_lexicographic_order() {
+    let k = kernel(
+        "  for (t = 0; t < 10; t++) {\n    for (i = 1; i < n - 1; i++)\n      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;\n    for (i = 1; i < n - 1; i++)\n      A[i] = B[i];\n  }",
+    );
+    let deps = dependences(&k);
+    let find = |kind: Kind, source: usize, sink: usize, name: &str| {
+        deps.iter()
+            .find(|d| d.kind == kind && d.source.0 == source && d.sink.0 == sink && d.name == name)
+            .unwrap_or_else(|| panic!("{:?}", shown(&k)))
+    };
+    // B written by S0 then read by S1: in the same time step or a later one.
+    let same_step = find(Kind::Flow, 0, 1, "B");
+    assert!(same_step.zero_possible);
+    assert!(
+        !same_step.surely_positive_at(0)
+            && !same_step.maybe_negative_at(0)
+            && same_step.maybe_nonzero_at(0)
+    );
+    // A written by S1 then read by S0: only in a later time step.
+    let next_step = find(Kind::Flow, 1, 0, "A");
+    assert!(!next_step.zero_possible);
+    assert!(next_step.surely_positive_at(0), "{}", next_step.display(&k));
+    // gemm's accumulation: the next k, same i and j.
+    let g = kernel("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
+    let output = dependences(&g)
+        .into_iter()
+        .find(|d| d.kind == Kind::Output)
+        .expect("output dependence");
+    assert!(output.surely_positive_at(2) && !output.maybe_negative_at(2));
+    assert!(!output.maybe_nonzero_at(0) && !output.maybe_nonzero_at(1));
+}

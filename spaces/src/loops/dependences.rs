@@ -44,6 +44,9 @@ pub struct Dependence {
     /// One distance per common loop; the vector is lexicographically
     /// positive, or zero with the source before the sink in the text.
     pub distances: Vec<Distance>,
+    /// Whether the sink may run in the same iteration of every common loop
+    /// as the source (the source statement then comes first in the text).
+    pub zero_possible: bool,
 }
 
 impl Dependence {
@@ -67,6 +70,48 @@ impl Dependence {
             .iter()
             .all(|d| matches!(d, Distance::Exact(0) | Distance::Unknown));
         earlier_zero && self.distances[position] != Distance::Exact(0)
+    }
+
+    /// The first position whose distance is not exactly zero.
+    fn first_nonzero(&self) -> Option<usize> {
+        self.distances.iter().position(|d| *d != Distance::Exact(0))
+    }
+
+    /// Along the common loop at `position`, the distance is surely
+    /// positive: an exact positive distance, or the first unknown one when
+    /// everything after it is zero and the zero vector is excluded (the
+    /// vector is lexicographically positive, so that entry is).
+    pub fn surely_positive_at(&self, position: usize) -> bool {
+        match self.distances.get(position) {
+            Some(Distance::Exact(v)) => *v > 0,
+            Some(Distance::Unknown) => {
+                self.first_nonzero() == Some(position)
+                    && !self.zero_possible
+                    && self.distances[position + 1..]
+                        .iter()
+                        .all(|d| *d == Distance::Exact(0))
+            }
+            None => false,
+        }
+    }
+
+    /// Along the common loop at `position`, the distance may be negative:
+    /// an exact negative one, or an unknown one after the first non-zero
+    /// entry (the first is non-negative, the vector being lexicographically
+    /// positive).
+    pub fn maybe_negative_at(&self, position: usize) -> bool {
+        match self.distances.get(position) {
+            Some(Distance::Exact(v)) => *v < 0,
+            Some(Distance::Unknown) => self.first_nonzero() != Some(position),
+            None => false,
+        }
+    }
+
+    /// Along the common loop at `position`, the distance may be non-zero.
+    pub fn maybe_nonzero_at(&self, position: usize) -> bool {
+        self.distances
+            .get(position)
+            .is_some_and(|d| *d != Distance::Exact(0))
     }
 
     /// Written with the kernel's names, e.g. `flow S0 -> S1 on A (i: 1, j: 0)`.
@@ -150,13 +195,22 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
         }
     }
     out.sort_by(|a, b| {
-        (a.source, a.sink, a.kind, &a.name, &a.distances).cmp(&(
-            b.source,
-            b.sink,
-            b.kind,
-            &b.name,
-            &b.distances,
-        ))
+        (
+            a.source,
+            a.sink,
+            a.kind,
+            &a.name,
+            &a.distances,
+            a.zero_possible,
+        )
+            .cmp(&(
+                b.source,
+                b.sink,
+                b.kind,
+                &b.name,
+                &b.distances,
+                b.zero_possible,
+            ))
     });
     out.dedup();
     out
@@ -262,12 +316,11 @@ fn pair(
             name: a1.name.clone(),
             loops: common.to_vec(),
             distances: distances.clone(),
+            zero_possible: forward.zero && textual,
         });
     }
-    if forward.negative
-        || (forward.zero && !textual && s1 != s2)
-        || (forward.zero && s1 == s2 && w1 && !w2)
-    {
+    let zero_backwards = forward.zero && ((!textual && s1 != s2) || (s1 == s2 && w1 && !w2));
+    if forward.negative || zero_backwards {
         let reversed: Vec<Distance> = distances
             .iter()
             .map(|d| match d {
@@ -282,6 +335,7 @@ fn pair(
             name: a1.name.clone(),
             loops: common.to_vec(),
             distances: reversed,
+            zero_possible: zero_backwards,
         });
     }
 }

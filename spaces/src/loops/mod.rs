@@ -3,3 +3,11 @@
 //! accesses ([`frontend`]).
 pub mod dependences;
 pub mod frontend;
+
+/// The space's tables and host trait, generated from `loops/loops.space`
+/// (decisions: `order`, `dim_kind`, `tile_size`; legality from the
+/// dependences' per-dimension signs). The backbone that implements its
+/// `Host` for a [`frontend::Kernel`] comes next.
+pub mod space {
+    include!(concat!(env!("OUT_DIR"), "/loops.rs"));
+}

@@ -13,7 +13,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "harness.h"
 
 #ifndef NI
 #define NI 360
@@ -74,28 +75,12 @@ static void kernel(double alpha, double beta) {
 #pragma endscop
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 int main(void) {
   double alpha, beta;
   init(&alpha, &beta);
-  double start = now();
+  double start = harness_now();
   kernel(alpha, beta);
-  double seconds = now() - start;
-#ifdef POLYBENCH_TIME
-  printf("%0.6f\n", seconds);
-#endif
-#ifdef POLYBENCH_DUMP_ARRAYS
-  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: D\n");
-  for (int i = 0; i < NI; i++)
-    for (int j = 0; j < NL; j++)
-      fprintf(stderr, "%0.9e%s", D[i][j], (i * NL + j) % 10 == 9 ? "\n" : " ");
-  fprintf(stderr, "\nend   dump: D\n==END   DUMP_ARRAYS==\n");
-#endif
-  (void)seconds;
+  harness_report_time(harness_now() - start);
+  harness_dump("D", &D[0][0], (long)NI * NL);
   return 0;
 }

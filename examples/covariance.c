@@ -16,7 +16,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "harness.h"
 
 #ifndef M
 #define M 480
@@ -62,28 +63,12 @@ static void kernel(double float_n) {
 #pragma endscop
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 int main(void) {
   double float_n;
   init(&float_n);
-  double start = now();
+  double start = harness_now();
   kernel(float_n);
-  double seconds = now() - start;
-#ifdef POLYBENCH_TIME
-  printf("%0.6f\n", seconds);
-#endif
-#ifdef POLYBENCH_DUMP_ARRAYS
-  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: cov\n");
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < M; j++)
-      fprintf(stderr, "%0.9e%s", cov[i][j], (i * M + j) % 10 == 9 ? "\n" : " ");
-  fprintf(stderr, "\nend   dump: cov\n==END   DUMP_ARRAYS==\n");
-#endif
-  (void)seconds;
+  harness_report_time(harness_now() - start);
+  harness_dump("cov", &cov[0][0], (long)M * M);
   return 0;
 }

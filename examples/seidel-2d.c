@@ -16,7 +16,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "harness.h"
 
 #ifndef TSTEPS
 #define TSTEPS 100
@@ -48,27 +49,11 @@ static void kernel(void) {
 #pragma endscop
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 int main(void) {
   init();
-  double start = now();
+  double start = harness_now();
   kernel();
-  double seconds = now() - start;
-#ifdef POLYBENCH_TIME
-  printf("%0.6f\n", seconds);
-#endif
-#ifdef POLYBENCH_DUMP_ARRAYS
-  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: A\n");
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++)
-      fprintf(stderr, "%0.9e%s", A[i][j], (i * N + j) % 10 == 9 ? "\n" : " ");
-  fprintf(stderr, "\nend   dump: A\n==END   DUMP_ARRAYS==\n");
-#endif
-  (void)seconds;
+  harness_report_time(harness_now() - start);
+  harness_dump("A", &A[0][0], (long)N * N);
   return 0;
 }

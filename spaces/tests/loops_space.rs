@@ -1,0 +1,124 @@
+//! The loop space on real kernels: the original program is a point of the
+//! space, and decisions the dependences forbid are refused with the
+//! constraint named.
+
+use commute_runtime::fix::apply_fixes;
+use commute_runtime::Candidate;
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::frontend::{read_kernel, LoopId};
+use commute_spaces::loops::space::Backbone;
+
+fn host_of(path: &str, source: &str) -> KernelHost {
+    KernelHost::new(read_kernel(path, source).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn host(body: &str) -> KernelHost {
+    let source =
+        format!("void f(int n) {{\n  int i, j, k, t;\n#pragma scop\n{body}\n#pragma endscop\n}}\n");
+    host_of("k.c", &source)
+}
+
+fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    Candidate::new_explained(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Fixes every open decision to its original value: the order of the
+/// program, tile size 1, sequential dimensions.
+fn original_fixes(host: &KernelHost) -> Vec<String> {
+    let mut fixes = host.original_schedule();
+    for l in 0..host.kernel().loops.len() {
+        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+            fixes.push(format!("tile_size({}) = 1", d.0));
+            fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+        }
+    }
+    fixes
+}
+
+#[test]
+fn every_example_is_a_point_of_its_space() {
+    let mut examples: Vec<_> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .collect();
+    examples.sort();
+    assert!(examples.len() >= 8);
+    for path in examples {
+        let source = std::fs::read_to_string(&path).expect("read");
+        let host = host_of(&path.display().to_string(), &source);
+        let mut candidate = root(&host);
+        apply_fixes(&mut candidate, &original_fixes(&host))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(candidate.is_complete(), "{}", path.display());
+        candidate
+            .check()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}
+
+fn parallel(host: &KernelHost, l: usize) -> String {
+    format!("dim_kind({}) = PARALLEL", host.point(LoopId(l)).0)
+}
+
+#[test]
+fn gemm_may_run_i_and_j_in_parallel_but_not_k() {
+    let host = host("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
+    let schedule = host.original_schedule();
+    for l in [0, 1] {
+        let mut candidate = root(&host);
+        apply_fixes(&mut candidate, &schedule).expect("original order");
+        apply_fixes(&mut candidate, &[parallel(&host, l)])
+            .unwrap_or_else(|e| panic!("loop {l}: {e}"));
+    }
+    let mut candidate = root(&host);
+    apply_fixes(&mut candidate, &schedule).expect("original order");
+    let error =
+        apply_fixes(&mut candidate, &[parallel(&host, 2)]).expect_err("k carries the accumulation");
+    assert!(error.to_string().contains("loops.space:"), "{error}");
+}
+
+#[test]
+fn a_loop_carrying_a_dependence_cannot_be_parallel() {
+    let prefix_sum = host("  for (i = 1; i < n; i++)\n    A[i] = A[i - 1] + B[i];");
+    let error =
+        apply_fixes(&mut root(&prefix_sum), &[parallel(&prefix_sum, 0)]).expect_err("carried");
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot fix `dim_kind(2) = PARALLEL`"),
+        "{error}"
+    );
+
+    let jacobi = host("  for (t = 0; t < 10; t++) {\n    for (i = 1; i < n - 1; i++)\n      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;\n    for (i = 1; i < n - 1; i++)\n      A[i] = B[i];\n  }");
+    assert!(
+        apply_fixes(&mut root(&jacobi), &[parallel(&jacobi, 0)]).is_err(),
+        "the time loop carries"
+    );
+    for sweep in [1, 2] {
+        let mut candidate = root(&jacobi);
+        apply_fixes(&mut candidate, &jacobi.original_schedule()).expect("original order");
+        apply_fixes(&mut candidate, &[parallel(&jacobi, sweep)])
+            .unwrap_or_else(|e| panic!("sweep {sweep}: {e}"));
+    }
+}
+
+#[test]
+fn interchanging_a_stencil_with_a_one_minus_one_dependence_is_refused() {
+    let host = host("  for (i = 1; i < n; i++)\n    for (j = 0; j < n - 1; j++)\n      A[i][j] = A[i - 1][j + 1] * 0.5;");
+    let (point_i, point_j) = (host.point(LoopId(0)).0, host.point(LoopId(1)).0);
+    let error = apply_fixes(
+        &mut root(&host),
+        &[format!("order({point_j}, {point_i}) = OUTER")],
+    )
+    .expect_err("backwards");
+    assert!(error.to_string().contains("loops.space:"), "{error}");
+    // The original nesting stays legal.
+    let mut candidate = root(&host);
+    apply_fixes(
+        &mut candidate,
+        &[format!("order({point_i}, {point_j}) = OUTER")],
+    )
+    .expect("original nesting");
+}

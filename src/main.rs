@@ -223,21 +223,9 @@ fn main() -> ExitCode {
                 resume,
                 priority,
             };
-            match search::run(&options) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(search::run(&options))
         }
-        Command::Show { file } => match show::run(&file) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("error: {error}");
-                ExitCode::FAILURE
-            }
-        },
+        Command::Show { file } => exit_code(show::run(&file)),
         Command::Estimate {
             space,
             statements,
@@ -257,42 +245,20 @@ fn main() -> ExitCode {
                 seed,
                 strata,
             };
-            match estimate::run(&options) {
-                Ok(report) if json => match serde_json::to_string_pretty(&report) {
-                    Ok(text) => {
-                        say!("{text}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(error) => {
-                        eprintln!("error: {error}");
-                        ExitCode::FAILURE
-                    }
-                },
-                Ok(report) => {
-                    estimate::print(&report);
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    ExitCode::FAILURE
-                }
-            }
+            exit_code(
+                estimate::run(&options)
+                    .and_then(|report| show_report(&report, json, estimate::print)),
+            )
         }
         Command::Report {
             journal,
             svg,
             baselines,
-        } => match report::run(&report::Options {
+        } => exit_code(report::run(&report::Options {
             journal,
             svg,
             baselines,
-        }) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                eprintln!("error: {error}");
-                ExitCode::FAILURE
-            }
-        },
+        })),
         Command::Check {
             files,
             deny_warnings,
@@ -304,32 +270,38 @@ fn main() -> ExitCode {
             seconds,
             seed,
         } => {
-            match bench::run(&bench::Options {
+            let options = bench::Options {
                 statements,
                 seconds,
                 seed,
-            }) {
-                Ok(report) if json => match serde_json::to_string_pretty(&report) {
-                    Ok(text) => {
-                        say!("{text}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(error) => {
-                        eprintln!("error: {error}");
-                        ExitCode::FAILURE
-                    }
-                },
-                Ok(report) => {
-                    bench::print(&report);
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("error: {error}");
-                    ExitCode::FAILURE
-                }
-            }
+            };
+            exit_code(
+                bench::run(&options).and_then(|report| show_report(&report, json, bench::print)),
+            )
         }
     }
+}
+
+/// Success, or the error on standard error and status 1.
+fn exit_code(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints a report as one JSON object, or for people.
+fn show_report<R: serde::Serialize>(report: &R, json: bool, print: fn(&R)) -> Result<(), String> {
+    if json {
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        say!("{text}");
+    } else {
+        print(report);
+    }
+    Ok(())
 }
 
 fn check(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {

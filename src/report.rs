@@ -101,6 +101,13 @@ pub fn run(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes the plot of one journal, without baselines.
+pub fn write_plot(journal: &Path, svg_path: &Path) -> Result<(), String> {
+    let main = Run::read(journal, None)?;
+    std::fs::write(svg_path, svg(&main, &[]))
+        .map_err(|e| format!("cannot write `{}`: {e}", svg_path.display()))
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""

@@ -11,7 +11,7 @@ use crate::backbone::ObjectId;
 use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
 use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
-use crate::propagate::{read_counter, read_mask, Propagator, NO_REASON};
+use crate::propagate::{read_counter, read_mask, Propagator, Reason, NO_REASON};
 
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +82,7 @@ pub struct Candidate<B: Backbone> {
     fired: Vec<(u16, Vec<ObjectId>)>,
     /// Optional explanations: per instance, the constraint that last
     /// narrowed it, so that a refused decision can name it.
-    reasons: Option<Vec<u16>>,
+    reasons: Option<Vec<Reason>>,
 }
 
 impl<B: Backbone> Clone for Candidate<B> {
@@ -135,16 +135,35 @@ impl<B: Backbone> Candidate<B> {
         Ok(candidate)
     }
 
-    /// Why `instance` lost values: the constraint that last narrowed it.
-    fn explain(&self, instance: &InstanceId) -> Option<String> {
+    /// Why `instance` lost values: the constraint instance that last
+    /// narrowed it, with an account in `message`.
+    fn explain(&self, instance: &InstanceId) -> Option<DeadEnd> {
         let (index, _) = self.layout.instance(instance.choice, &instance.objects)?;
         let key = self.layout.shapes[instance.choice as usize].first_instance + index;
         let reason = *self.reasons.as_ref()?.get(key)?;
-        let def = self.model().constraints.get(reason as usize)?;
-        Some(format!(
-            "constraint {} (`{}`) removed the other values",
-            def.origin, def.description
-        ))
+        let def = self.model().constraints.get(reason.constraint as usize)?;
+        let bindings: Vec<(String, ObjectId)> = def
+            .vars
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| reason.binding.is_bound(*i as _))
+            .map(|(i, v)| (format!("${}", v.name), reason.binding.objects[i]))
+            .collect();
+        let shown: Vec<String> = bindings.iter().map(|(n, o)| format!("{n} = {o}")).collect();
+        let with = if shown.is_empty() {
+            String::new()
+        } else {
+            format!(" (with {})", shown.join(", "))
+        };
+        Some(DeadEnd {
+            constraint: Some(reason.constraint),
+            bindings,
+            emptied: None,
+            message: format!(
+                "constraint {} (`{}`) removed the other values{with}",
+                def.origin, def.description
+            ),
+        })
     }
 
     /// Gives every existing instance all its values (or, with `previous`, a
@@ -291,9 +310,12 @@ impl<B: Backbone> Candidate<B> {
                     // removed the values it asks for.
                     if let (Some(why), Some(domain)) = (self.explain(&instance), before) {
                         let left = domain_text(layout.model, instance.choice, &domain);
+                        dead_end.constraint = why.constraint;
+                        dead_end.bindings = why.bindings;
                         dead_end.message = format!(
-                            "{} can only be {left} now: {why}",
-                            instance.display(layout.model)
+                            "{} can only be {left} now: {}",
+                            instance.display(layout.model),
+                            why.message
                         );
                     }
                     return Err(dead_end);

@@ -24,7 +24,7 @@ impl Binding {
         }
     }
 
-    fn is_bound(&self, var: Var) -> bool {
+    pub fn is_bound(&self, var: Var) -> bool {
         self.bound & (1 << var) != 0
     }
 
@@ -97,15 +97,29 @@ pub(crate) struct Propagator<'a> {
     /// While counting, objects possibly in a quotient set are enumerated
     /// too: their increment is uncertain, not absent.
     possible_members: bool,
-    /// When explanations are kept: per instance, the constraint that last
-    /// narrowed it (`NO_REASON` for a decision).
-    reasons: Option<&'a mut [u16]>,
-    /// The constraint being enforced, if any.
-    cause: u16,
+    /// When explanations are kept: per instance, the constraint instance
+    /// that last narrowed it ([`NO_REASON`] for a decision).
+    reasons: Option<&'a mut [Reason]>,
+    /// The constraint instance being enforced, if any.
+    cause: Reason,
+}
+
+/// The constraint instance that narrowed a domain: the constraint and the
+/// objects bound to its variables.
+#[derive(Clone, Copy)]
+pub(crate) struct Reason {
+    pub constraint: u16,
+    pub binding: Binding,
 }
 
 /// No constraint: the instance was narrowed by a decision.
-pub(crate) const NO_REASON: u16 = u16::MAX;
+pub(crate) const NO_REASON: Reason = Reason {
+    constraint: u16::MAX,
+    binding: Binding {
+        objects: [0; MAX_VARS],
+        bound: 0,
+    },
+};
 
 fn bit_count(mask: u64) -> u32 {
     mask.count_ones()
@@ -137,7 +151,7 @@ impl<'a> Propagator<'a> {
     }
 
     /// Records, per instance, the constraint that last narrowed it.
-    pub fn explaining(mut self, reasons: Option<&'a mut [u16]>) -> Self {
+    pub fn explaining(mut self, reasons: Option<&'a mut [Reason]>) -> Self {
         self.reasons = reasons;
         self
     }
@@ -726,7 +740,13 @@ impl<'a> Propagator<'a> {
                 Status::Unknown => unknown = Some(literal),
             }
         }
-        let outer = std::mem::replace(&mut self.cause, constraint);
+        let outer = std::mem::replace(
+            &mut self.cause,
+            Reason {
+                constraint,
+                binding: *b,
+            },
+        );
         let enforced = match unknown {
             Some(literal) => self.enforce(literal, b),
             None => Ok(()),

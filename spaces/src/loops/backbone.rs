@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::dependences::{dependences, Dependence, Distance};
-use super::frontend::{Kernel, LoopId};
+use super::frontend::{Kernel, LoopId, Variable};
 use super::space::{order, DepsId, Host, StatementsId};
 
 /// Tile sizes offered for a point dimension (1: not tiled).
@@ -247,6 +247,17 @@ impl Host for KernelHost {
     fn maybe_nonzero(&self, dep: DepsId, d: StatementsId) -> bool {
         self.position(dep, d)
             .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
+    }
+
+    fn bound_uses(&self, d: StatementsId, e: StatementsId) -> bool {
+        match (self.dimension(d), self.dimension(e)) {
+            (Some((ld, _)), Some((le, false))) => {
+                let lp = &self.kernel.loops[ld.0];
+                let variable = Variable::Iterator(le);
+                lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
+            }
+            _ => false,
+        }
     }
 
     fn vectorizable(&self, d: StatementsId) -> bool {

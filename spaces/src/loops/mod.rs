@@ -2,8 +2,13 @@
 //! and `#pragma endscop` becomes a backbone of loops, statements and
 //! accesses ([`frontend`]).
 pub mod backbone;
+pub mod complete;
 pub mod dependences;
+pub mod emit;
 pub mod frontend;
+pub mod harness;
+pub mod names;
+pub mod schedule;
 
 /// The space's tables and host trait, generated from `loops/loops.space`
 /// (decisions: `order`, `dim_kind`, `tile_size`; legality from the

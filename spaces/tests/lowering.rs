@@ -1,0 +1,166 @@
+//! Candidates of the bundled examples lowered to explicit C, compiled with
+//! the system C compiler and run at small sizes: every candidate the space
+//! admits prints the same arrays as the original program.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use commute_runtime::descent::{random_descent_backtracking, Descent};
+use commute_runtime::fix::apply_fixes;
+use commute_runtime::Candidate;
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::emit::{explicit_code, reference_code};
+use commute_spaces::loops::frontend::{read_kernel, LoopId};
+use commute_spaces::loops::schedule::Schedule;
+use commute_spaces::loops::space::Backbone;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// Odd sizes, so that tiles end in partial ones.
+const SIZES: [&str; 7] = [
+    "-DM=13",
+    "-DN=17",
+    "-DNI=11",
+    "-DNJ=13",
+    "-DNK=15",
+    "-DNL=9",
+    "-DTSTEPS=3",
+];
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("commute-lowering-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Compiles and runs a program; its array dump (stderr).
+fn run(dir: &Path, name: &str, source: &str) -> String {
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(&c, source).expect("write");
+    let compile = Command::new("cc")
+        .args([
+            "-O1",
+            "-fopenmp",
+            "-Werror=unknown-pragmas",
+            "-DPOLYBENCH_DUMP_ARRAYS",
+        ])
+        .args(SIZES)
+        .arg("-I")
+        .arg(examples_dir())
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm")
+        .output()
+        .expect("cc runs");
+    assert!(
+        compile.status.success(),
+        "{} does not compile:\n{}\n{source}",
+        c.display(),
+        String::from_utf8_lossy(&compile.stderr)
+    );
+    let output = Command::new(&exe)
+        .env("OMP_NUM_THREADS", "2")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{} fails", exe.display());
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn examples() -> Vec<(String, String)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(examples_dir())
+        .expect("examples")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let source = std::fs::read_to_string(&p).expect("read");
+            (p.display().to_string(), source)
+        })
+        .collect()
+}
+
+fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    let mut fixes = host.original_schedule();
+    for l in 0..host.kernel().loops.len() {
+        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+            fixes.push(format!("tile_size({}) = 1", d.0));
+            fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+        }
+    }
+    let mut candidate = root(host);
+    apply_fixes(&mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
+    candidate
+}
+
+fn lower(host: &KernelHost, candidate: &Candidate<Backbone<KernelHost>>) -> (Schedule, String) {
+    let schedule = Schedule::from_candidate(host, candidate).unwrap_or_else(|e| panic!("{e}"));
+    let code = explicit_code(host.kernel(), &schedule, &["test".to_string()]);
+    (schedule, code)
+}
+
+#[test]
+fn the_original_candidate_lowers_to_the_original_loops() {
+    for (path, source) in examples() {
+        let host = KernelHost::new(read_kernel(&path, &source).expect("reads"));
+        let dir = scratch(&format!("original-{}", host.kernel().statements.len()));
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        assert!(reference.contains("begin dump"), "{path}: no dump");
+        let (schedule, code) = lower(&host, &original(&host));
+        assert_eq!(
+            schedule.loops().len(),
+            host.kernel().loops.len(),
+            "{path}: untiled loops have no tile loop"
+        );
+        assert_eq!(run(&dir, "original", &code), reference, "{path}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[test]
+fn random_candidates_of_every_example_compute_the_original_arrays() {
+    let per_example: usize = std::env::var("COMMUTE_LOWERING_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6);
+    for (path, source) in examples() {
+        let host = KernelHost::new(read_kernel(&path, &source).expect("reads"));
+        let name = Path::new(&path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let dir = scratch(&name);
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        let start = root(&host);
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut leaves = 0;
+        while leaves < per_example {
+            let Descent::Leaf { leaf, .. } = random_descent_backtracking(&start, &[], &mut rng)
+            else {
+                continue;
+            };
+            let (schedule, code) = lower(&host, &leaf);
+            let output = run(&dir, &format!("candidate{leaves}"), &code);
+            assert!(
+                output == reference,
+                "{path}: candidate {leaves} computes other arrays:\n{}\n{code}",
+                schedule.outline(host.kernel())
+            );
+            leaves += 1;
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

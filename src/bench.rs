@@ -1,16 +1,20 @@
-//! `commute bench`: engine figures on a bundled space, measured in one run.
+//! `commute bench`: engine figures on the bundled spaces (the paper's
+//! ordering space, the loop space of the gemm example), measured in one run.
 
 use std::time::{Duration, Instant};
 
 use commute_runtime::descent::random_descent;
-use commute_runtime::Candidate;
+use commute_runtime::{Backbone, Candidate};
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::frontend::read_kernel;
+use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone as LoopBackbone};
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-/// What one run measured.
+/// Engine figures on one space and backbone.
 #[derive(Debug, serde::Serialize)]
-pub struct Report {
+pub struct Engine {
     pub space: String,
     pub backbone: String,
     pub choice_instances: usize,
@@ -23,6 +27,15 @@ pub struct Report {
     pub descents_per_second: f64,
     pub clone_nanoseconds: f64,
     pub initial_propagation_milliseconds: f64,
+}
+
+/// What one run measured: the paper's ordering space, then the loop
+/// space of the bundled gemm example, then code generation.
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    #[serde(flatten)]
+    pub ordering: Engine,
+    pub loops: Engine,
     pub codegen_space: String,
     pub codegen_milliseconds: f64,
     pub seed: u64,
@@ -34,14 +47,18 @@ pub struct Options {
     pub seed: u64,
 }
 
-pub fn run(options: &Options) -> Result<Report, String> {
+/// Random descents from the root for `seconds` (at least 10), then
+/// clones of the root.
+fn engine<B: Backbone>(
+    space: &str,
+    backbone: String,
+    make: impl Fn() -> Result<Candidate<B>, String>,
+    priority: &[u16],
+    options: &Options,
+) -> Result<Engine, String> {
     let started = Instant::now();
-    let root = Candidate::new(ordering::Backbone(ordering::Chain(options.statements)))
-        .map_err(|e| e.to_string())?;
+    let root = make()?;
     let initial = started.elapsed();
-    let priority = ordering::MODEL.default_priority;
-
-    // Descents until the time budget is spent (at least 10).
     let mut rng = StdRng::seed_from_u64(options.seed);
     let (mut descents, mut decisions, mut dead_ends) = (0usize, 0usize, 0usize);
     let budget = Duration::from_secs_f64(options.seconds);
@@ -53,19 +70,15 @@ pub fn run(options: &Options) -> Result<Report, String> {
         dead_ends += usize::from(descent.is_dead_end());
     }
     let descent_time = started.elapsed().as_secs_f64();
-
-    // Clones of a partly decided candidate.
     let clones = 100_000;
     let started = Instant::now();
     for _ in 0..clones {
         std::hint::black_box(std::hint::black_box(&root).clone());
     }
     let clone_time = started.elapsed().as_secs_f64();
-
-    let (codegen_space, codegen) = codegen_time()?;
-    Ok(Report {
-        space: "spaces/paper/listing07_ordering.space".into(),
-        backbone: format!("{} statements", options.statements),
+    Ok(Engine {
+        space: space.to_string(),
+        backbone,
         choice_instances: root.instances(&[]).len(),
         vector_bytes: root.vector_words() * 8,
         descents,
@@ -76,6 +89,36 @@ pub fn run(options: &Options) -> Result<Report, String> {
         descents_per_second: descents as f64 / descent_time,
         clone_nanoseconds: clone_time * 1e9 / clones as f64,
         initial_propagation_milliseconds: initial.as_secs_f64() * 1e3,
+    })
+}
+
+pub fn run(options: &Options) -> Result<Report, String> {
+    let ordering = engine(
+        "spaces/paper/listing07_ordering.space",
+        format!("{} statements", options.statements),
+        || {
+            Candidate::new(ordering::Backbone(ordering::Chain(options.statements)))
+                .map_err(|e| e.to_string())
+        },
+        ordering::MODEL.default_priority,
+        options,
+    )?;
+    let gemm_path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gemm.c");
+    let source = std::fs::read_to_string(gemm_path)
+        .map_err(|e| format!("cannot read `{gemm_path}`: {e}"))?;
+    let kernel = read_kernel("examples/gemm.c", &source).map_err(|e| e.to_string())?;
+    let host = KernelHost::new(kernel);
+    let loops = engine(
+        "spaces/loops/loops.space",
+        "examples/gemm.c".to_string(),
+        || Candidate::new(LoopBackbone(host.clone())).map_err(|e| e.to_string()),
+        &[order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE],
+        options,
+    )?;
+    let (codegen_space, codegen) = codegen_time()?;
+    Ok(Report {
+        ordering,
+        loops,
         codegen_space,
         codegen_milliseconds: codegen.as_secs_f64() * 1e3,
         seed: options.seed,
@@ -113,12 +156,22 @@ fn codegen_time() -> Result<(String, Duration), String> {
 }
 
 pub fn print(report: &Report) {
+    for engine in [&report.ordering, &report.loops] {
+        print_engine(engine, report.seed);
+    }
     say!(
-        "engine on {} with {} ({} choice instances, seed {})",
+        "code generation for {} {:>8.2} ms (read, check, generate; best of 5)",
+        report.codegen_space,
+        report.codegen_milliseconds
+    );
+}
+
+fn print_engine(report: &Engine, seed: u64) {
+    say!(
+        "engine on {} with {} ({} choice instances, seed {seed})",
         report.space,
         report.backbone,
         report.choice_instances,
-        report.seed
     );
     say!("  decision vector      {:>12} bytes", report.vector_bytes);
     say!(
@@ -144,10 +197,5 @@ pub fn print(report: &Report) {
         report.dead_end_rate * 100.0,
         report.dead_ends,
         report.descents
-    );
-    say!(
-        "code generation for {} {:>8.2} ms (read, check, generate; best of 5)",
-        report.codegen_space,
-        report.codegen_milliseconds
     );
 }

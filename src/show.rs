@@ -1,13 +1,66 @@
-//! `commute show KERNEL.c`: what commute reads of a C file's loop nest.
+//! `commute show KERNEL.c`: what commute reads of a C file's loop nest,
+//! and the loop space it gives.
 
+use commute_runtime::estimate::{knuth, Options as EstimateOptions};
+use commute_runtime::{Action, Candidate, Domain};
+use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::dependences::dependences;
 use commute_spaces::loops::frontend::{read_kernel, Access, Kernel, LoopId};
+use commute_spaces::loops::names::Names;
+use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone};
 
 pub fn run(path: &std::path::Path) -> Result<(), String> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let kernel = read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())?;
     print(&kernel);
+    print_space(kernel)
+}
+
+/// The kernel's loop space: its objects, the open decisions with the
+/// values propagation leaves them, and the estimated number of candidates.
+fn print_space(kernel: Kernel) -> Result<(), String> {
+    let host = KernelHost::new(kernel);
+    let names = Names::new(&host);
+    let root = Candidate::new(Backbone(host.clone()))
+        .map_err(|e| format!("the loop space has no candidate: {e}"))?;
+    say!(
+        "loop space (spaces/loops/loops.space): objects {}",
+        names.all().join(", ")
+    );
+    let priority = [order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];
+    let instances = root.instances(&priority);
+    let open = root.open_instances(&priority);
+    say!(
+        "decisions: {} ({} already decided by propagation, {} open):",
+        instances.len(),
+        instances.len() - open.len(),
+        open.len()
+    );
+    for instance in &open {
+        let values = match root.domain(instance) {
+            Some(Domain::Enum(mask)) | Some(Domain::Integer { mask, .. }) => mask,
+            _ => continue,
+        };
+        let action = Action {
+            choice: instance.choice,
+            objects: instance.objects.clone(),
+            values,
+        };
+        say!(
+            "  {}",
+            names.describe(&root, &action).replacen(" = ", " in ", 1)
+        );
+    }
+    let estimate = knuth(&root, &EstimateOptions::new(&priority, 1000, 1));
+    say!(
+        "estimated candidates (Knuth, {} probes): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end",
+        estimate.samples,
+        estimate.mean,
+        estimate.low,
+        estimate.high,
+        100.0 * estimate.dead_end_rate
+    );
     Ok(())
 }
 

@@ -109,6 +109,10 @@ fn bench_reports_engine_figures_as_json() {
     assert!(report["space"]
         .as_str()
         .is_some_and(|s| s.ends_with("listing07_ordering.space")));
+    assert_eq!(report["loops"]["backbone"], "examples/gemm.c");
+    assert!(report["loops"]["descents"]
+        .as_u64()
+        .is_some_and(|d| d >= 10));
 }
 
 #[test]

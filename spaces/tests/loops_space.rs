@@ -122,3 +122,54 @@ fn interchanging_a_stencil_with_a_one_minus_one_dependence_is_refused() {
     )
     .expect("original nesting");
 }
+
+fn example_host(name: &str) -> KernelHost {
+    let path = format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).expect("example");
+    host_of(&path, &source)
+}
+
+#[test]
+fn no_loop_of_seidel_2d_may_run_in_parallel_without_skewing() {
+    let host = example_host("seidel-2d.c");
+    for l in 0..host.kernel().loops.len() {
+        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+            for kind in ["PARALLEL", "VECTOR"] {
+                let fix = format!("dim_kind({}) = {kind}", d.0);
+                // At the root every order and tile size is still open.
+                let error = apply_fixes(&mut root(&host), std::slice::from_ref(&fix));
+                assert!(error.is_err(), "{fix} must be refused");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_illegal_fix_is_refused_with_the_dependence_named() {
+    use commute_spaces::loops::names::apply_named_fixes;
+    let host = example_host("gemm.c");
+    let error = apply_named_fixes(
+        &host,
+        &mut root(&host),
+        &["dim_kind(k) = PARALLEL".to_string()],
+    )
+    .expect_err("k carries the accumulation into C");
+    assert!(
+        error.starts_with("cannot fix `dim_kind(k) = PARALLEL`: dim_kind(k) can only be"),
+        "{error}"
+    );
+    assert!(
+        error.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: *, j: 0)")
+            || error.contains("$dep = the dependence anti S1 -> S1 on C")
+            || error.contains("$dep = the dependence output S1 -> S1 on C"),
+        "{error}"
+    );
+    // Names that do not exist are listed.
+    let error = apply_named_fixes(&host, &mut root(&host), &["dim_kind(q) = PARALLEL".into()])
+        .expect_err("no loop q");
+    assert!(
+        error.contains("no statement or loop is named `q`"),
+        "{error}"
+    );
+    assert!(error.contains("i.tile, i, j.tile, j"), "{error}");
+}

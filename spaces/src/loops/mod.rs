@@ -4,9 +4,11 @@
 pub mod backbone;
 pub mod complete;
 pub mod dependences;
+pub mod directives;
 pub mod emit;
 pub mod frontend;
 pub mod harness;
+pub mod interpret;
 pub mod names;
 pub mod schedule;
 

@@ -84,10 +84,7 @@ struct Decided<'a> {
 
 impl Decided<'_> {
     fn single(&self, choice: u16, objects: Vec<u32>) -> Result<(u64, Domain), ScheduleError> {
-        let instance = InstanceId {
-            choice,
-            objects,
-        };
+        let instance = InstanceId { choice, objects };
         let domain = self.candidate.domain(&instance).ok_or_else(|| {
             ScheduleError(format!(
                 "no instance {}",

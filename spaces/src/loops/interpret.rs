@@ -1,0 +1,283 @@
+//! A reference interpreter of loop trees, to check without a C compiler
+//! that a candidate computes what the original program computes.
+//!
+//! Memory is a map from array elements to integers; an element never
+//! written holds a value derived from its name and subscripts. A statement
+//! instance reads its accesses in order and writes a mix of the statement's
+//! number and the values read, a mix that depends on the order of its
+//! operands: two instances that update one element (`C[i][j] += ...` over
+//! `k`) give another result when they swap, as floating-point sums would.
+//! Loops run as the emitters write them (tiles, partial tiles, unroll and
+//! jam); a parallel or vector loop runs its iterations backwards, and any
+//! element that one of its iterations writes and another reads or writes
+//! is a race, reported as an error.
+
+use std::collections::HashMap;
+
+use super::frontend::{Affine, Kernel, LoopId, Variable};
+use super::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+
+/// An array element: the array's name and its subscripts.
+pub type Element = (String, Vec<i64>);
+
+/// The final memory of a run: every element written, with its value.
+pub type Memory = HashMap<Element, u64>;
+
+/// Why a run cannot complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// Iterations of one parallel or vector loop touch the same element,
+    /// at least one of them writing it.
+    Race { element: Element, loop_name: String },
+    /// A bound or subscript reads a parameter without a value, or an
+    /// iterator outside its loop.
+    Unbound(String),
+    /// More statement instances than the limit.
+    TooLong,
+}
+
+/// Runs a schedule with the parameters' values (in the order of
+/// [`Kernel::params`]), executing at most `limit` statement instances.
+pub fn run(
+    kernel: &Kernel,
+    schedule: &Schedule,
+    params: &[i64],
+    limit: usize,
+) -> Result<Memory, RunError> {
+    let mut machine = Machine {
+        kernel,
+        params,
+        iterators: vec![None; kernel.loops.len()],
+        tiles: vec![None; kernel.loops.len()],
+        memory: HashMap::new(),
+        parallel: Vec::new(),
+        executed: 0,
+        limit,
+    };
+    machine.nodes(&schedule.roots, &[])?;
+    Ok(machine.memory)
+}
+
+/// The value of an element never written.
+fn initial(element: &Element) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325_u64;
+    for byte in element.0.bytes() {
+        h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    for &s in &element.1 {
+        h = (h ^ s as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A parallel loop being run: which iteration each element was touched by.
+struct ParallelScope {
+    name: String,
+    iteration: i64,
+    writers: HashMap<Element, i64>,
+    /// The iteration that read an element, `None` once several did.
+    readers: HashMap<Element, Option<i64>>,
+}
+
+/// Unrolled-and-jammed loops around the statements: the iterator takes
+/// `base .. base + count` in each leaf.
+#[derive(Clone)]
+struct Jam {
+    loop_id: LoopId,
+    base: i64,
+    count: i64,
+}
+
+struct Machine<'a> {
+    kernel: &'a Kernel,
+    params: &'a [i64],
+    iterators: Vec<Option<i64>>,
+    tiles: Vec<Option<i64>>,
+    memory: Memory,
+    parallel: Vec<ParallelScope>,
+    executed: usize,
+    limit: usize,
+}
+
+impl Machine<'_> {
+    fn eval(&self, a: &Affine) -> Result<i64, RunError> {
+        let mut value = a.constant;
+        for &(variable, coefficient) in &a.terms {
+            let x = match variable {
+                Variable::Iterator(l) => self.iterators[l.0].ok_or_else(|| {
+                    RunError::Unbound(format!(
+                        "iterator `{}` outside its loop",
+                        self.kernel.loops[l.0].iterator
+                    ))
+                })?,
+                Variable::Param(p) => *self.params.get(p).ok_or_else(|| {
+                    RunError::Unbound(format!("parameter `{}`", self.kernel.params[p]))
+                })?,
+            };
+            value += coefficient * x;
+        }
+        Ok(value)
+    }
+
+    fn nodes(&mut self, nodes: &[Node], jams: &[Jam]) -> Result<(), RunError> {
+        for node in nodes {
+            match node {
+                Node::Statement(s) => self.leaf(s.0, jams)?,
+                Node::Loop(l) => self.tree_loop(l, jams)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The iterations of a loop, in program order.
+    fn iterations(&self, l: &TreeLoop) -> Result<Vec<i64>, RunError> {
+        let first = l.loops[0];
+        let c_loop = &self.kernel.loops[first.0];
+        let (lower, upper) = (self.eval(&c_loop.lower)?, self.eval(&c_loop.upper)?);
+        Ok(match (l.part, l.size) {
+            (Part::Tile, size) => (lower..upper).step_by(size.max(1) as usize).collect(),
+            (Part::Point, 1) => (lower..upper).collect(),
+            (Part::Point, size) => {
+                let start = self.tiles[first.0].ok_or_else(|| {
+                    RunError::Unbound(format!("tile of `{}` outside its loop", c_loop.iterator))
+                })?;
+                (start..upper.min(start + size)).collect()
+            }
+        })
+    }
+
+    fn set(&mut self, l: &TreeLoop, value: Option<i64>) {
+        for &x in &l.loops {
+            match l.part {
+                Part::Tile => self.tiles[x.0] = value,
+                Part::Point => self.iterators[x.0] = value,
+            }
+        }
+    }
+
+    fn tree_loop(&mut self, l: &TreeLoop, jams: &[Jam]) -> Result<(), RunError> {
+        let mut iterations = self.iterations(l)?;
+        let first = l.loops[0];
+        if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
+            let upper = self.eval(&self.kernel.loops[first.0].upper)?;
+            let start = iterations.first().copied();
+            if let Some(start) = start.filter(|s| s + l.size <= upper) {
+                // A full tile: the body once, every leaf repeated.
+                let mut jammed = jams.to_vec();
+                for &x in &l.loops {
+                    jammed.push(Jam {
+                        loop_id: x,
+                        base: start,
+                        count: l.size,
+                    });
+                }
+                return self.nodes(&l.body, &jammed);
+            }
+        }
+        let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector);
+        if parallel {
+            iterations.reverse();
+            self.parallel.push(ParallelScope {
+                name: self.kernel.loops[first.0].iterator.clone(),
+                iteration: 0,
+                writers: HashMap::new(),
+                readers: HashMap::new(),
+            });
+        }
+        let saved = (self.iterators.clone(), self.tiles.clone());
+        let mut result = Ok(());
+        for value in iterations {
+            if let Some(scope) = self.parallel.last_mut().filter(|_| parallel) {
+                scope.iteration = value;
+            }
+            self.set(l, Some(value));
+            result = self.nodes(&l.body, jams);
+            if result.is_err() {
+                break;
+            }
+        }
+        (self.iterators, self.tiles) = saved;
+        if parallel {
+            self.parallel.pop();
+        }
+        result
+    }
+
+    fn leaf(&mut self, s: usize, jams: &[Jam]) -> Result<(), RunError> {
+        let total: i64 = jams.iter().map(|j| j.count).product();
+        let saved = self.iterators.clone();
+        for index in 0..total {
+            let mut rest = index;
+            for jam in jams.iter().rev() {
+                self.iterators[jam.loop_id.0] = Some(jam.base + rest % jam.count);
+                rest /= jam.count;
+            }
+            let result = self.statement(s);
+            if result.is_err() {
+                self.iterators = saved;
+                return result;
+            }
+        }
+        self.iterators = saved;
+        Ok(())
+    }
+
+    fn element(&self, name: &str, subscripts: &[Affine]) -> Result<Element, RunError> {
+        let values = subscripts
+            .iter()
+            .map(|a| self.eval(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((name.to_string(), values))
+    }
+
+    fn statement(&mut self, s: usize) -> Result<(), RunError> {
+        self.executed += 1;
+        if self.executed > self.limit {
+            return Err(RunError::TooLong);
+        }
+        let statement = &self.kernel.statements[s];
+        let mut value = (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for read in &statement.reads {
+            let element = self.element(&read.name, &read.subscripts)?;
+            self.touch(&element, false)?;
+            let x = self
+                .memory
+                .get(&element)
+                .copied()
+                .unwrap_or_else(|| initial(&element));
+            value = value.wrapping_mul(0x0100_0000_01b3).wrapping_add(x) ^ (value >> 29);
+        }
+        let target = self.element(&statement.write.name, &statement.write.subscripts)?;
+        self.touch(&target, true)?;
+        self.memory.insert(target, value);
+        Ok(())
+    }
+
+    /// Records an access in every enclosing parallel loop; a race is an
+    /// element another iteration of one of them wrote, or read and this
+    /// one writes.
+    fn touch(&mut self, element: &Element, write: bool) -> Result<(), RunError> {
+        for scope in &mut self.parallel {
+            let me = scope.iteration;
+            let written_by_other = scope.writers.get(element).is_some_and(|&w| w != me);
+            let read_by_other = scope.readers.get(element).is_some_and(|&r| r != Some(me));
+            if written_by_other || (write && read_by_other) {
+                return Err(RunError::Race {
+                    element: element.clone(),
+                    loop_name: scope.name.clone(),
+                });
+            }
+            if write {
+                scope.writers.insert(element.clone(), me);
+            } else {
+                let readers = match scope.readers.get(element) {
+                    None => Some(me),
+                    Some(&r) if r == Some(me) => r,
+                    Some(_) => None,
+                };
+                scope.readers.insert(element.clone(), readers);
+            }
+        }
+        Ok(())
+    }
+}

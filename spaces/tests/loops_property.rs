@@ -1,0 +1,258 @@
+//! The loop space never changes a program's result: small random affine
+//! loop nests are generated as C, every fully decided candidate of their
+//! space is enumerated, and the reference interpreter runs each loop tree:
+//! the memory must equal the original program's, and no parallel or vector
+//! loop may race.
+
+use commute_runtime::explore::enumerate;
+use commute_runtime::Candidate;
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::frontend::{read_kernel, Kernel, LoopId};
+use commute_spaces::loops::interpret::{run, Memory, RunError};
+use commute_spaces::loops::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use commute_spaces::loops::space::Backbone;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const ITERATORS: [&str; 4] = ["i", "j", "k", "l"];
+const LIMIT: usize = 100_000;
+
+/// Writes a random nest of at most `depth` loops around statements.
+struct Generator {
+    rng: StdRng,
+    statements: usize,
+}
+
+impl Generator {
+    fn subscript(&mut self, around: &[&str]) -> String {
+        if around.is_empty() || self.rng.random_bool(0.15) {
+            return self.rng.random_range(0..4).to_string();
+        }
+        let iterator = around[self.rng.random_range(0..around.len())];
+        match self.rng.random_range(-1..=1) {
+            0 => iterator.to_string(),
+            offset if offset > 0 => format!("{iterator} + {offset}"),
+            offset => format!("{iterator} - {}", -offset),
+        }
+    }
+
+    fn access(&mut self, around: &[&str]) -> String {
+        if self.rng.random_bool(0.1) {
+            return "s".to_string();
+        }
+        let array = ["A", "B", "C"][self.rng.random_range(0..3)];
+        let first = self.subscript(around);
+        let second = self.subscript(around);
+        format!("{array}[{first}][{second}]")
+    }
+
+    fn statement(&mut self, around: &[&str], indent: &str) -> String {
+        self.statements += 1;
+        let target = self.access(around);
+        let op = ["=", "+="][self.rng.random_range(0..2)];
+        let reads: Vec<String> = (0..self.rng.random_range(1..=2))
+            .map(|_| self.access(around))
+            .collect();
+        format!("{indent}{target} {op} {} * 0.5;\n", reads.join(" + "))
+    }
+
+    fn body(&mut self, around: &mut Vec<&'static str>, depth: usize, indent: &str) -> String {
+        let mut out = String::new();
+        let items = self.rng.random_range(1..=2);
+        for _ in 0..items {
+            let nested = depth > 0 && around.len() < ITERATORS.len() && self.rng.random_bool(0.6);
+            if nested && self.statements < 3 {
+                out.push_str(&self.nest(around, depth, indent));
+            } else if self.statements < 3 || out.is_empty() {
+                out.push_str(&self.statement(around, indent));
+            }
+        }
+        out
+    }
+
+    fn nest(&mut self, around: &mut Vec<&'static str>, depth: usize, indent: &str) -> String {
+        let iterator = ITERATORS[around.len()];
+        let lower = self.rng.random_range(0..=1);
+        // Mostly rectangular; sometimes triangular on the enclosing loop.
+        let upper = match around.last() {
+            Some(outer) if self.rng.random_bool(0.2) => format!("{outer} + 1"),
+            _ => self.rng.random_range(4..=9).to_string(),
+        };
+        around.push(iterator);
+        let inner = format!("{indent}  ");
+        let body = self.body(around, depth - 1, &inner);
+        around.pop();
+        format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
+    }
+
+    fn program(seed: u64) -> String {
+        let mut generator = Generator {
+            rng: StdRng::seed_from_u64(seed),
+            statements: 0,
+        };
+        let mut around = Vec::new();
+        let mut region = String::new();
+        while region.is_empty() || (generator.statements < 2 && generator.rng.random_bool(0.5)) {
+            region.push_str(&generator.nest(&mut around, 2, "  "));
+        }
+        format!(
+            "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {{\n  int i, j, k, l;\n#pragma scop\n{region}#pragma endscop\n}}\n"
+        )
+    }
+}
+
+fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The original program as a loop tree: every loop untiled, sequential,
+/// in its textual place.
+fn original_tree(kernel: &Kernel) -> Schedule {
+    fn children(kernel: &Kernel, parent: Option<LoopId>) -> Vec<Node> {
+        let mut items: Vec<(usize, Node)> = Vec::new();
+        for (l, lp) in kernel.loops.iter().enumerate() {
+            if lp.parent == parent {
+                items.push((
+                    lp.span.start,
+                    Node::Loop(TreeLoop {
+                        loops: vec![LoopId(l)],
+                        part: Part::Point,
+                        size: 1,
+                        kind: Kind::Sequential,
+                        body: children(kernel, Some(LoopId(l))),
+                    }),
+                ));
+            }
+        }
+        for (s, statement) in kernel.statements.iter().enumerate() {
+            if statement.loops.last().copied() == parent {
+                items.push((
+                    statement.span.start,
+                    Node::Statement(commute_spaces::loops::frontend::StatementId(s)),
+                ));
+            }
+        }
+        items.sort_by_key(|(start, _)| *start);
+        items.into_iter().map(|(_, node)| node).collect()
+    }
+    Schedule {
+        roots: children(kernel, None),
+    }
+}
+
+fn reference(kernel: &Kernel) -> Memory {
+    run(kernel, &original_tree(kernel), &[], LIMIT).expect("the original program runs")
+}
+
+#[test]
+fn every_candidate_of_random_nests_computes_the_original_memory() {
+    let cases: u64 = std::env::var("COMMUTE_PROPERTY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let mut leaves_checked = 0;
+    let mut transformed = 0;
+    // Tile loops, parallel, vector and unrolled loops seen.
+    let mut features = [0usize; 4];
+    for seed in 0..cases {
+        let source = Generator::program(seed);
+        let kernel = read_kernel("random.c", &source)
+            .unwrap_or_else(|e| panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"));
+        let expected = reference(&kernel);
+        let host = KernelHost::new(kernel.clone());
+        let enumeration = enumerate(&root(&host), &[], 20_000);
+        assert!(
+            !enumeration.leaves.is_empty(),
+            "seed {seed}: no candidate\n{source}"
+        );
+        let original = original_tree(&kernel);
+        for leaf in &enumeration.leaves {
+            let schedule = Schedule::from_candidate(&host, leaf)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{source}"));
+            match run(&kernel, &schedule, &[], LIMIT) {
+                Ok(memory) => assert!(
+                    memory == expected,
+                    "seed {seed}: a candidate computes another result:\n{source}\n{}",
+                    schedule.outline(&kernel)
+                ),
+                Err(error) => panic!(
+                    "seed {seed}: {error:?}\n{source}\n{}",
+                    schedule.outline(&kernel)
+                ),
+            }
+            leaves_checked += 1;
+            transformed += usize::from(schedule != original);
+            for l in schedule.loops() {
+                let index = match (l.part, l.kind) {
+                    (Part::Tile, _) => 0,
+                    (_, Kind::Parallel) => 1,
+                    (_, Kind::Vector) => 2,
+                    (_, Kind::Unroll) => 3,
+                    _ => continue,
+                };
+                features[index] += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
+         tile loops, parallel, vector, unrolled loops: {features:?}"
+    );
+    assert!(
+        transformed > leaves_checked / 2,
+        "the spaces are mostly the original program"
+    );
+    assert!(
+        features.iter().all(|&f| f > 0),
+        "every kind of transformation is exercised: {features:?}"
+    );
+}
+
+/// The interpreter itself can tell illegal loop trees apart.
+#[test]
+fn the_interpreter_sees_illegal_trees() {
+    let source = "double A[8][8];\nvoid kernel(void) {\n  int i, j;\n#pragma scop\n  for (i = 1; i < 6; i++) {\n    for (j = 0; j < 5; j++) {\n      A[i][j] = A[i - 1][j + 1] * 0.5;\n    }\n  }\n#pragma endscop\n}\n";
+    let kernel = read_kernel("stencil.c", source).expect("reads");
+    let expected = reference(&kernel);
+    // Interchanged: the (1, -1) dependence is reversed.
+    let statement = Node::Statement(commute_spaces::loops::frontend::StatementId(0));
+    let point = |l: usize, kind: Kind, body: Vec<Node>| {
+        Node::Loop(TreeLoop {
+            loops: vec![LoopId(l)],
+            part: Part::Point,
+            size: 1,
+            kind,
+            body,
+        })
+    };
+    let interchanged = Schedule {
+        roots: vec![point(
+            1,
+            Kind::Sequential,
+            vec![point(0, Kind::Sequential, vec![statement.clone()])],
+        )],
+    };
+    let memory = run(&kernel, &interchanged, &[], LIMIT).expect("runs");
+    assert!(memory != expected, "the interchange must change the result");
+    // The outer loop in parallel: its iterations race on A.
+    let parallel = Schedule {
+        roots: vec![point(
+            0,
+            Kind::Parallel,
+            vec![point(1, Kind::Sequential, vec![statement.clone()])],
+        )],
+    };
+    assert!(matches!(
+        run(&kernel, &parallel, &[], LIMIT),
+        Err(RunError::Race { .. })
+    ));
+    // The inner loop in parallel is fine.
+    let inner = Schedule {
+        roots: vec![point(
+            0,
+            Kind::Sequential,
+            vec![point(1, Kind::Parallel, vec![statement])],
+        )],
+    };
+    assert_eq!(run(&kernel, &inner, &[], LIMIT).expect("runs"), expected);
+}

@@ -186,6 +186,10 @@ enum Command {
         /// Seconds a compile may take.
         #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
         compile_timeout: f64,
+        /// A candidate's run is stopped after ten times the reference's
+        /// time, but never sooner than this many seconds.
+        #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+        run_timeout: f64,
         /// Read the time from the standard-output line starting with this
         /// prefix [default: the last line that is a number, as PolyBench
         /// prints with -DPOLYBENCH_TIME; else wall time].
@@ -337,6 +341,7 @@ fn main() -> ExitCode {
             resume,
             runs,
             compile_timeout,
+            run_timeout,
             time_prefix,
             cflags,
         } => exit_code(tune::tune(&tune::TuneOptions {
@@ -354,6 +359,7 @@ fn main() -> ExitCode {
             resume,
             runs,
             compile_timeout,
+            run_timeout,
             time_prefix,
             cflags,
         })),

@@ -68,6 +68,7 @@ pub struct TuneOptions {
     pub resume: bool,
     pub runs: usize,
     pub compile_timeout: f64,
+    pub run_timeout: f64,
     pub time_prefix: Option<String>,
     pub cflags: Vec<String>,
 }
@@ -353,6 +354,7 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
     }
     config.runs = options.runs.max(1);
     config.compile_timeout = Duration::from_secs_f64(options.compile_timeout.max(0.1));
+    config.run_timeout_floor = Duration::from_secs_f64(options.run_timeout.max(0.1));
     if let Some(prefix) = &options.time_prefix {
         config.time_pattern = TimePattern::Prefix(prefix.clone());
     }

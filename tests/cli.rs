@@ -406,3 +406,168 @@ fn search_takes_a_priority_by_choice_name() {
         "{stderr}"
     );
 }
+
+/// A scratch directory of its own for a test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("commute-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Small sizes for the gemm example: each run takes a millisecond.
+const SMALL_GEMM: [&str; 4] = ["-O2", "-DNI=40", "-DNJ=44", "-DNK=48"];
+
+#[test]
+fn tune_finds_a_verified_candidate_and_writes_it() {
+    let dir = scratch("tune");
+    let out = dir.join("gemm.tuned.c");
+    let work = dir.join("work");
+    let mut args = vec![
+        "tune",
+        "examples/gemm.c",
+        "--budget",
+        "6",
+        "--cc",
+        "cc",
+        "--runs",
+        "2",
+        "--seed",
+        "5",
+        "--fix",
+        "dim_kind(i) = PARALLEL",
+        "-o",
+        out.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(SMALL_GEMM);
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("reference: "), "{stderr}");
+    assert!(
+        stdout.contains("stopped (evaluation budget spent) after 6 evaluations"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("verified against the original output"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("dim_kind(i) = PARALLEL"),
+        "the fixed decision is kept: {stdout}"
+    );
+    let tuned = std::fs::read_to_string(&out).expect("the best candidate is written");
+    assert!(tuned.contains("#pragma omp parallel for"), "{tuned}");
+    assert!(
+        !tuned
+            .lines()
+            .any(|l| l.trim_start().starts_with("#pragma scop")),
+        "{tuned}"
+    );
+    assert!(work.join("journal.jsonl").exists() && work.join("journal.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tune_records_crashes_hangs_and_hanging_compiles_and_goes_on() {
+    let dir = scratch("faults");
+    // A compiler that hangs on a quarter of the candidates, builds a
+    // crashing program for another quarter and a looping one for a third,
+    // and compiles the others.
+    let fake = dir.join("fake-cc");
+    std::fs::write(
+        &fake,
+        r#"#!/bin/sh
+out=""; src=""; prev=""
+for a in "$@"; do
+  [ "$prev" = "-o" ] && out="$a"
+  case "$a" in *.c) src="$a";; esac
+  prev="$a"
+done
+# The reference (the region pragmas commented out, no transformed region)
+# always builds; candidates fail by their checksum.
+grep -q "commute: transformed region" "$src" || exec cc "$@"
+case $(( $(cksum < "$src" | cut -d' ' -f1) % 4 )) in
+  0) sleep 30 ;;
+  1) printf 'int main(void){ __builtin_trap(); }\n' > "$src.x.c"; exec cc "$src.x.c" -o "$out" ;;
+  2) printf 'int main(void){ for(;;); }\n' > "$src.x.c"; exec cc -O0 "$src.x.c" -o "$out" ;;
+esac
+exec cc "$@"
+"#,
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let work = dir.join("work");
+    let mut args = vec![
+        "tune",
+        "examples/gemm.c",
+        "--search",
+        "random",
+        "--budget",
+        "12",
+        "--seed",
+        "2",
+        "--runs",
+        "1",
+        "--cc",
+        fake.to_str().unwrap(),
+        "--compile-timeout",
+        "1",
+        "--run-timeout",
+        "1",
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(SMALL_GEMM);
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stdout.contains("after 12 evaluations"),
+        "{stdout}\n{stderr}"
+    );
+    let journal = std::fs::read_to_string(work.join("journal.jsonl")).expect("journal");
+    for failure in ["compile timed out", "crashed", "timed out after"] {
+        assert!(
+            journal.contains(failure),
+            "no `{failure}` failure recorded:\n{journal}"
+        );
+    }
+    assert!(journal.contains(r#""status":"ok""#), "{journal}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() {
+    let output = commute(&[
+        "lower",
+        "examples/gemm.c",
+        "--fix",
+        "tile_size(j#2) = 8",
+        "--fix",
+        "dim_kind(j#2) = UNROLL",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("for (int j_tt = 0; j_tt < _PB_NJ; j_tt += 8) {"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("{ const int j = j_tt + 7; C[i][j] += alpha * A[i][k] * B[k][j]; }"),
+        "{stdout}"
+    );
+    let output = commute(&["lower", "examples/gemm.c", "--fix", "dim_kind(k) = VECTOR"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("$dep = the dependence"), "{stderr}");
+}

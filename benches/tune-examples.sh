@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Tunes every bundled example with `commute tune` and times, in the same
+# run and on the same machine, the baselines a user compares against:
+# gcc -O3, clang-22 -O3, clang-22 -O3 with Polly, and Polly's parallel mode
+# with the same thread count as the tuned code. Writes a Markdown table.
+#
+#   benches/tune-examples.sh                 # 200 evaluations each
+#   BUDGET=50 EXAMPLES="gemm atax" benches/tune-examples.sh
+#
+# Settings (environment): BUDGET (evaluations per example, default 200),
+# THREADS (default 2), RUNS (timed runs per baseline, default 5),
+# EXAMPLES (names under examples/, default all), CFLAGS (default
+# "-O3 -march=native"), SIZES (extra -D flags for every build, default
+# none: the examples' own sizes), OUT (default bench-results/tune.md).
+# Needs gcc, clang-22 (see .ci/install-clang) and a release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUDGET=${BUDGET:-200}
+THREADS=${THREADS:-2}
+RUNS=${RUNS:-5}
+CFLAGS=${CFLAGS:--O3 -march=native}
+SIZES=${SIZES:-}
+OUT=${OUT:-bench-results/tune.md}
+EXAMPLES=${EXAMPLES:-$(ls examples/*.c | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')}
+WORK=$(mktemp -d /tmp/commute-tune-bench.XXXXXX)
+mkdir -p "$(dirname "$OUT")"
+
+command -v clang-22 >/dev/null || { echo "clang-22 not found: run .ci/install-clang" >&2; exit 1; }
+cargo build --release --locked --quiet
+COMMUTE=target/release/commute
+
+# The minimum over RUNS timed runs after a warm-up, of the time the
+# program prints (-DPOLYBENCH_TIME).
+time_binary() {
+  local binary=$1 best="" t
+  OMP_NUM_THREADS=$THREADS "$binary" >/dev/null 2>&1
+  for _ in $(seq "$RUNS"); do
+    t=$(OMP_NUM_THREADS=$THREADS "$binary" 2>/dev/null | tail -n1)
+    best=$(awk -v a="$t" -v b="$best" 'BEGIN { if (b == "" || a + 0 < b + 0) print a; else print b }')
+  done
+  echo "$best"
+}
+
+# build NAME CC FLAGS...: builds examples/NAME.c, prints its time.
+build_and_time() {
+  local name=$1 label=$2 cc=$3
+  shift 3
+  local binary="$WORK/$name-$label"
+  # shellcheck disable=SC2086
+  if ! "$cc" $CFLAGS $SIZES "$@" -DPOLYBENCH_TIME -Iexamples "examples/$name.c" -o "$binary" -lm 2>"$binary.log"; then
+    echo "failed"
+    return
+  fi
+  time_binary "$binary"
+}
+
+{
+  echo "| example | gcc -O3 | clang-22 -O3 | Polly | Polly parallel ($THREADS threads) | commute tune ($THREADS threads, $BUDGET evaluations) | tuned vs best baseline |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+} >"$OUT"
+
+for name in $EXAMPLES; do
+  echo "== $name" >&2
+  gcc_t=$(build_and_time "$name" gcc gcc -fopenmp)
+  clang_t=$(build_and_time "$name" clang clang-22 -fopenmp)
+  polly_t=$(build_and_time "$name" polly clang-22 -fopenmp -mllvm -polly)
+  pollyp_t=$(build_and_time "$name" polly-parallel clang-22 -fopenmp -mllvm -polly -mllvm -polly-parallel)
+  log="$WORK/$name-tune.log"
+  # shellcheck disable=SC2086
+  "$COMMUTE" tune "examples/$name.c" --budget "$BUDGET" --threads "$THREADS" --cc clang-22 \
+    --work-dir "$WORK/$name" -o "$WORK/$name.tuned.c" -- $CFLAGS $SIZES >"$log" 2>"$log.err" || true
+  tuned_t=$(sed -n 's/^best: \([0-9.]*\) s.*/\1/p' "$log")
+  tuned_t=${tuned_t:-failed}
+  ratio=$(awk -v t="$tuned_t" -v a="$gcc_t" -v b="$clang_t" -v c="$polly_t" -v d="$pollyp_t" 'BEGIN {
+    best = ""; n = split(a " " b " " c " " d, v, " ");
+    for (i = 1; i <= n; i++) if (v[i] != "failed" && (best == "" || v[i] + 0 < best + 0)) best = v[i];
+    if (t == "failed" || best == "") print "-"; else printf "%.2fx\n", best / t }')
+  echo "| $name | $gcc_t | $clang_t | $polly_t | $pollyp_t | $tuned_t | $ratio |" | tee -a "$OUT" >&2
+  cp "$log" "$(dirname "$OUT")/$name-tune.txt"
+done
+
+{
+  echo
+  echo "Seconds (minimum of $RUNS runs after a warm-up; commute's figure is its verified best,"
+  echo "re-measured against the incumbent). CFLAGS: $CFLAGS $SIZES. Machine: $(nproc) cores,"
+  echo "$(gcc --version | head -n1), $(clang-22 --version | head -n1). $(date -u +%Y-%m-%d)."
+} >>"$OUT"
+echo "table: $OUT (work files in $WORK)" >&2

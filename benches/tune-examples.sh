@@ -28,7 +28,9 @@ mkdir -p "$(dirname "$OUT")"
 
 command -v clang-22 >/dev/null || { echo "clang-22 not found: run .ci/install-clang" >&2; exit 1; }
 cargo build --release --locked --quiet
-COMMUTE=target/release/commute
+# A copy: rebuilding the workspace during the run must not change it.
+COMMUTE=$WORK/commute
+cp target/release/commute "$COMMUTE"
 
 # The minimum over RUNS timed runs after a warm-up, of the time the
 # program prints (-DPOLYBENCH_TIME).

@@ -173,3 +173,101 @@ fn an_illegal_fix_is_refused_with_the_dependence_named() {
     );
     assert!(error.contains("i.tile, i, j.tile, j"), "{error}");
 }
+
+/// What a directive-based tuner can say on the examples' perfect nests
+/// (tile, interchange, parallelize, unroll, unroll and jam) are points of
+/// the space; each completed candidate computes what the original does.
+#[test]
+fn directive_decisions_are_points_of_the_space() {
+    use commute_spaces::loops::complete::complete_with_original;
+    use commute_spaces::loops::interpret::run;
+    use commute_spaces::loops::names::apply_named_fixes;
+    use commute_spaces::loops::schedule::Schedule;
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "gemm.c",
+            &[
+                "tile_size(i) = 32",
+                "tile_size(k) = 32",
+                "tile_size(j#2) = 32",
+            ],
+        ),
+        ("gemm.c", &["order(j#2, k) = OUTER"]),
+        ("gemm.c", &["dim_kind(i) = PARALLEL"]),
+        ("gemm.c", &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"]),
+        ("gemm.c", &["tile_size(i) = 4", "dim_kind(i) = UNROLL"]),
+        (
+            "gemm.c",
+            &[
+                "tile_size(i) = 32",
+                "tile_size(j#2) = 64",
+                "order(j#2.tile, k) = OUTER",
+                "dim_kind(i.tile) = PARALLEL",
+                "dim_kind(j#2) = VECTOR",
+            ],
+        ),
+        (
+            "2mm.c",
+            &[
+                "tile_size(i) = 16",
+                "tile_size(j) = 16",
+                "tile_size(k) = 16",
+            ],
+        ),
+        ("2mm.c", &["order(j, i) = OUTER"]),
+        (
+            "2mm.c",
+            &["dim_kind(i) = PARALLEL", "dim_kind(i#2) = PARALLEL"],
+        ),
+        ("2mm.c", &["tile_size(k) = 4", "dim_kind(k) = UNROLL"]),
+        ("2mm.c", &["tile_size(j) = 2", "dim_kind(j) = UNROLL"]),
+        ("syrk.c", &["tile_size(i) = 16", "tile_size(k) = 16"]),
+        ("syrk.c", &["dim_kind(i) = PARALLEL"]),
+        ("syrk.c", &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"]),
+        ("jacobi-2d.c", &["tile_size(i) = 8", "tile_size(j) = 8"]),
+        (
+            "jacobi-2d.c",
+            &["order(j, i) = OUTER", "order(j#2, i#2) = OUTER"],
+        ),
+        (
+            "jacobi-2d.c",
+            &["dim_kind(i) = PARALLEL", "dim_kind(i#2) = PARALLEL"],
+        ),
+        ("jacobi-2d.c", &["tile_size(i) = 2", "dim_kind(i) = UNROLL"]),
+        (
+            "jacobi-2d.c",
+            &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"],
+        ),
+        ("lu.c", &["tile_size(k#2) = 8"]),
+        ("lu.c", &["tile_size(k) = 4", "dim_kind(k) = UNROLL"]),
+    ];
+    for (example, fixes) in cases {
+        let host = example_host(example);
+        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+        let mut candidate = root(&host);
+        apply_named_fixes(&host, &mut candidate, &fixes)
+            .unwrap_or_else(|e| panic!("{example}: {e}"));
+        let leaf = complete_with_original(&host, &candidate)
+            .unwrap_or_else(|e| panic!("{example} {fixes:?}: {e}"));
+        assert!(leaf.is_complete());
+        leaf.check()
+            .unwrap_or_else(|e| panic!("{example} {fixes:?}: {e}"));
+        // Small parameters: the interpreter compares the memories.
+        let kernel = host.kernel();
+        let params: Vec<i64> = (0..kernel.params.len() as i64).map(|p| 9 + p).collect();
+        let original = Schedule::from_candidate(&host, &{
+            let mut c = root(&host);
+            apply_fixes(&mut c, &original_fixes(&host)).expect("original");
+            c
+        })
+        .expect("original tree");
+        let transformed = Schedule::from_candidate(&host, &leaf).expect("tree");
+        assert_ne!(transformed, original, "{example} {fixes:?} changes nothing");
+        assert_eq!(
+            run(kernel, &transformed, &params, 1_000_000),
+            run(kernel, &original, &params, 1_000_000),
+            "{example} {fixes:?}:\n{}",
+            transformed.outline(kernel)
+        );
+    }
+}

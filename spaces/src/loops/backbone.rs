@@ -12,7 +12,7 @@ use super::frontend::{Kernel, LoopId, Variable};
 use super::space::{order, DepsId, Host, StatementsId};
 
 /// Tile sizes offered for a point dimension (1: not tiled).
-const TILE_SIZES: [i64; 8] = [1, 4, 8, 16, 32, 64, 128, 256];
+const TILE_SIZES: [i64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 #[derive(Clone, Debug)]
 pub struct KernelHost {

@@ -149,17 +149,33 @@ pub fn apply_named_fixes(
     let mut actions = Vec::new();
     for fix in fixes {
         let text = names.fix_to_ids(fix)?;
-        let action = parse_fix(candidate, &text)
-            .map_err(|e| format!("cannot fix `{}`: {}", fix.trim(), e.message))?;
-        candidate.apply(&action).map_err(|dead_end| {
-            // The instance by its ids, as the engine writes it, by names.
-            let choice = candidate.model().choices[action.choice as usize].name;
-            let ids: Vec<String> = action.objects.iter().map(u32::to_string).collect();
-            let named: Vec<String> = action.objects.iter().map(|&o| names.object(o)).collect();
-            let message = names.dead_end(host, &dead_end).replace(
-                &format!("{choice}({})", ids.join(", ")),
+        // The engine writes the instance with ids; people gave names.
+        let (choice, ids) = text
+            .split_once(')')
+            .and_then(|(head, _)| head.split_once('('))
+            .unwrap_or(("", ""));
+        let (choice, ids) = (choice.trim(), ids.trim());
+        let named: Vec<String> = ids
+            .split(',')
+            .map(|id| {
+                id.trim()
+                    .parse()
+                    .map_or(id.trim().to_string(), |o| names.object(o))
+            })
+            .collect();
+        let rename = |message: &str| {
+            if choice.is_empty() {
+                return message.to_string();
+            }
+            message.replace(
+                &format!("{choice}({ids})"),
                 &format!("{choice}({})", named.join(", ")),
-            );
+            )
+        };
+        let action = parse_fix(candidate, &text)
+            .map_err(|e| format!("cannot fix `{}`: {}", fix.trim(), rename(&e.message)))?;
+        candidate.apply(&action).map_err(|dead_end| {
+            let message = rename(&names.dead_end(host, &dead_end));
             format!("cannot fix `{}`: {message}", fix.trim())
         })?;
         actions.push(action);

@@ -16,6 +16,7 @@ use commute_runtime::search::{
 use commute_runtime::{Candidate, InstanceId};
 use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::complete::{complete_with_original, original_value};
+use commute_spaces::loops::directives::directive_code;
 use commute_spaces::loops::emit::{explicit_code, reference_code};
 use commute_spaces::loops::frontend::read_kernel;
 use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measurement, TimePattern};
@@ -38,12 +39,37 @@ pub enum Strategy {
 /// How candidates are written out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Emit {
+    /// The user's loops with OpenMP 6.0 directives (`tile`, `interchange`,
+    /// `unroll partial`, `parallel for`, `simd`) inserted; candidates that
+    /// directives cannot express fail. Needs clang 20 or later.
+    Directives,
     /// Plain C loops with `omp parallel for` / `omp simd`: any candidate,
     /// any compiler.
     Code,
-    /// The explicit code (directive stacks on the original loops are not
-    /// emitted yet).
+    /// Directives when the compiler takes them and the candidate keeps the
+    /// original loop structure, else explicit code.
     Auto,
+}
+
+/// The form a candidate was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Directives,
+    Code,
+}
+
+impl Emit {
+    /// What to say about the chosen form, or why it cannot be used.
+    fn describe(self, directives_supported: bool) -> Result<&'static str, String> {
+        match (self, directives_supported) {
+            (Emit::Directives, false) => Err(
+                "--emit directives needs clang 20 or later (OpenMP 6.0 loop transformations); give one with --cc, or use --emit code".into(),
+            ),
+            (Emit::Directives, true) => Ok("OpenMP 6.0 directives on the original loops (candidates they cannot express fail)"),
+            (Emit::Auto, true) => Ok("OpenMP 6.0 directives where the candidate keeps the original loops, explicit code otherwise"),
+            (Emit::Auto, false) | (Emit::Code, _) => Ok("explicit code (plain loops, omp parallel for / omp simd)"),
+        }
+    }
 }
 
 /// What both commands read: the kernel, its space, the decisions fixed.
@@ -142,8 +168,15 @@ fn single_action(leaf: &LoopCandidate, instance: &InstanceId) -> Option<commute_
     })
 }
 
-/// The candidate written as C, with its decisions in a comment.
-fn lower_leaf(loaded: &Loaded, leaf: &LoopCandidate) -> Result<(Schedule, String), String> {
+/// The candidate written as C in the form `emit` asks for (`directives`:
+/// whether the compiler takes OpenMP 6.0 loop directives), with its
+/// decisions in a comment.
+fn lower_leaf(
+    loaded: &Loaded,
+    leaf: &LoopCandidate,
+    emit: Emit,
+    directives: bool,
+) -> Result<(Schedule, String, Form), String> {
     let schedule = Schedule::from_candidate(&loaded.host, leaf).map_err(|e| e.to_string())?;
     let mut comment = vec![format!(
         "decisions that differ from the original program ({}):",
@@ -154,16 +187,37 @@ fn lower_leaf(loaded: &Loaded, leaf: &LoopCandidate) -> Result<(Schedule, String
         comment.push("  none".to_string());
     }
     comment.extend(changed.into_iter().map(|d| format!("  {d}")));
-    let code = explicit_code(loaded.host.kernel(), &schedule, &comment);
-    Ok((schedule, code))
+    let kernel = loaded.host.kernel();
+    let (code, form) = match (emit, directives) {
+        (Emit::Directives, _) => (
+            directive_code(kernel, &schedule, &comment)
+                .map_err(|e| format!("not expressible with directives: {e}"))?,
+            Form::Directives,
+        ),
+        (Emit::Auto, true) => match directive_code(kernel, &schedule, &comment) {
+            Ok(code) => (code, Form::Directives),
+            Err(_) => (explicit_code(kernel, &schedule, &comment), Form::Code),
+        },
+        (Emit::Auto, false) | (Emit::Code, _) => {
+            (explicit_code(kernel, &schedule, &comment), Form::Code)
+        }
+    };
+    Ok((schedule, code, form))
 }
 
 /// `commute lower`.
 pub fn lower(options: &LowerOptions) -> Result<(), String> {
     let loaded = load(&options.kernel)?;
-    let _ = options.emit;
     let leaf = complete_with_original(&loaded.host, &loaded.root)?;
-    let (schedule, code) = lower_leaf(&loaded, &leaf)?;
+    // Without a compiler to ask, `auto` writes directives where it can.
+    let (schedule, code, form) = lower_leaf(&loaded, &leaf, options.emit, true)?;
+    eprintln!(
+        "written as {}",
+        match form {
+            Form::Directives => "OpenMP 6.0 directives on the original loops (clang 20 or later)",
+            Form::Code => "explicit code (any C compiler with OpenMP)",
+        }
+    );
     match &options.output {
         Some(path) => {
             std::fs::write(path, &code)
@@ -184,6 +238,7 @@ struct Best {
     evaluation: Option<usize>,
     outline: String,
     decisions: Vec<String>,
+    form: Form,
 }
 
 /// Compiles, runs and checks leaves; keeps the best and draws progress.
@@ -203,6 +258,11 @@ struct KernelEvaluator<'a> {
     /// Whether the search has started (the original nest is measured
     /// before it).
     searching: bool,
+    emit: Emit,
+    /// Whether the compiler takes OpenMP 6.0 loop directives.
+    directives: bool,
+    /// Candidates written with directives, and as explicit code.
+    forms: (usize, usize),
 }
 
 impl KernelEvaluator<'_> {
@@ -248,10 +308,18 @@ impl KernelEvaluator<'_> {
     }
 
     fn measure(&mut self, leaf: &LoopCandidate) -> (Outcome, String) {
-        let (schedule, code) = match lower_leaf(self.loaded, leaf) {
+        let (schedule, code, form) = match lower_leaf(self.loaded, leaf, self.emit, self.directives)
+        {
             Ok(lowered) => lowered,
-            Err(e) => return (Outcome::failed(format!("cannot lower: {e}")), e),
+            Err(e) => {
+                self.failures += 1;
+                return (Outcome::failed(format!("cannot lower: {e}")), e);
+            }
         };
+        match form {
+            Form::Directives => self.forms.0 += 1,
+            Form::Code => self.forms.1 += 1,
+        }
         let measurement = self.harness.evaluate(&code);
         let summary = measurement.summary();
         let index = self.evaluations;
@@ -281,6 +349,7 @@ impl KernelEvaluator<'_> {
                         seconds: value,
                         evaluation: search_index,
                         outline: schedule.outline(self.loaded.host.kernel()),
+                        form,
                         decisions: differences(self.loaded, leaf),
                     });
                 }
@@ -338,9 +407,8 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
     std::fs::create_dir_all(&work_dir)
         .map_err(|e| format!("cannot create `{}`: {e}", work_dir.display()))?;
     let compiler = Compiler::detect(options.cc.as_deref()).map_err(|e| e.to_string())?;
-    let emit = match options.emit {
-        Emit::Code | Emit::Auto => "explicit code (plain loops, omp parallel for / omp simd)",
-    };
+    let directives = compiler.supports_loop_directives();
+    let emit = options.emit.describe(directives)?;
     eprintln!(
         "compiler: {} ({}); candidates as {emit}",
         compiler.path.display(),
@@ -432,6 +500,9 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         terminal: std::io::stderr().is_terminal(),
         work_dir: work_dir.clone(),
         searching: false,
+        emit: options.emit,
+        directives,
+        forms: (0, 0),
     };
     // The original nest, lowered, is measured first: the search's result is
     // never slower than the program as written.
@@ -503,6 +574,15 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
     for decision in &best.decisions {
         say!("  {decision}");
     }
+    say!(
+        "written as {} ({} candidates with directives, {} as explicit code)",
+        match best.form {
+            Form::Directives => "OpenMP 6.0 directives on the original loops",
+            Form::Code => "explicit code",
+        },
+        evaluator.forms.0,
+        evaluator.forms.1
+    );
     say!("loop nest:");
     for line in best.outline.lines() {
         say!("  {line}");

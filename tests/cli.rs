@@ -571,3 +571,74 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("$dep = the dependence"), "{stderr}");
 }
+
+/// clang 20 or later, for OpenMP 6.0 loop directives: its absence fails
+/// the test where `COMMUTE_REQUIRE_CLANG=1` (CI), else skips it.
+fn clang_with_directives() -> Option<&'static str> {
+    for name in ["clang-22", "clang-21", "clang-20"] {
+        if Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return Some(name);
+        }
+    }
+    if std::env::var("COMMUTE_REQUIRE_CLANG").as_deref() == Ok("1") {
+        panic!("COMMUTE_REQUIRE_CLANG=1 but no clang-22, clang-21 or clang-20 is on PATH");
+    }
+    eprintln!("note: no clang 20 or later on PATH; skipping");
+    None
+}
+
+#[test]
+fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
+    let Some(clang) = clang_with_directives() else {
+        return;
+    };
+    let dir = scratch("directives");
+    let out = dir.join("gemm.tuned.c");
+    let work = dir.join("work");
+    let mut args = vec![
+        "tune",
+        "examples/gemm.c",
+        "--emit",
+        "directives",
+        "--cc",
+        clang,
+        "--budget",
+        "4",
+        "--runs",
+        "1",
+        "--fix",
+        "tile_size(k) = 8",
+        "--fix",
+        "dim_kind(i) = PARALLEL",
+        "-o",
+        out.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(SMALL_GEMM);
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("candidates as OpenMP 6.0 directives"),
+        "{stderr}"
+    );
+    let tuned = std::fs::read_to_string(&out).expect("written");
+    assert!(
+        tuned.contains("#pragma omp parallel for private("),
+        "{tuned}"
+    );
+    assert!(tuned.contains("#pragma omp tile sizes(8)"), "{tuned}");
+    // The user's loops are kept as written.
+    assert!(
+        tuned.contains("      for (j = 0; j < _PB_NJ; j++)\n"),
+        "{tuned}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

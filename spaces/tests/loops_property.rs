@@ -152,8 +152,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         .unwrap_or(40);
     let mut leaves_checked = 0;
     let mut transformed = 0;
-    // Tile loops, parallel, vector and unrolled loops seen.
-    let mut features = [0usize; 4];
+    // Tile loops, parallel, vector, unrolled and reversed loops seen.
+    let mut features = [0usize; 5];
     for seed in 0..cases {
         let source = Generator::program(seed);
         let kernel = read_kernel("random.c", &source)
@@ -188,6 +188,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                     (_, Kind::Parallel) => 1,
                     (_, Kind::Vector) => 2,
                     (_, Kind::Unroll) => 3,
+                    (_, Kind::Reverse) => 4,
                     _ => continue,
                 };
                 features[index] += 1;
@@ -196,7 +197,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     }
     eprintln!(
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
-         tile loops, parallel, vector, unrolled loops: {features:?}"
+         tile loops, parallel, vector, unrolled, reversed loops: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,

@@ -91,6 +91,12 @@ fn a_loop_carrying_a_dependence_cannot_be_parallel() {
         "{error}"
     );
 
+    let reversed = format!("dim_kind({}) = REVERSED", prefix_sum.point(LoopId(0)).0);
+    assert!(
+        apply_fixes(&mut root(&prefix_sum), &[reversed]).is_err(),
+        "reversing a carrying loop"
+    );
+
     let jacobi = host("  for (t = 0; t < 10; t++) {\n    for (i = 1; i < n - 1; i++)\n      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;\n    for (i = 1; i < n - 1; i++)\n      A[i] = B[i];\n  }");
     assert!(
         apply_fixes(&mut root(&jacobi), &[parallel(&jacobi, 0)]).is_err(),
@@ -240,6 +246,14 @@ fn directive_decisions_are_points_of_the_space() {
         ),
         ("lu.c", &["tile_size(k#2) = 8"]),
         ("lu.c", &["tile_size(k) = 4", "dim_kind(k) = UNROLL"]),
+        (
+            "gemm.c",
+            &["dim_kind(j#2) = REVERSED", "dim_kind(i) = REVERSED"],
+        ),
+        (
+            "jacobi-2d.c",
+            &["dim_kind(j) = REVERSED", "dim_kind(i#2) = REVERSED"],
+        ),
     ];
     for (example, fixes) in cases {
         let host = example_host(example);

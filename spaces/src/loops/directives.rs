@@ -313,6 +313,7 @@ impl Planner<'_> {
                 [point] => match point.kind {
                     Kind::Sequential => {}
                     Kind::Parallel => lines.push(self.parallel(head)),
+                    Kind::Reverse => lines.push("#pragma omp reverse".to_string()),
                     Kind::Vector if innermost(head) => lines.push("#pragma omp simd".to_string()),
                     Kind::Vector => {
                         return fail(format!(

@@ -224,6 +224,17 @@ impl Writer<'_> {
                 self.line(&inner, "}");
                 self.line(indent, "}");
             }
+            (Part::Point, Kind::Reverse) => {
+                self.line(
+                    indent,
+                    &format!(
+                        "for (int {iterator} = ({upper}) - 1; {iterator} >= {lower}; {iterator}--) {{"
+                    ),
+                );
+                self.aliases(l, &inner, false);
+                self.nodes(&l.body, &inner, jams);
+                self.line(indent, "}");
+            }
             (Part::Point, kind) => {
                 self.pragma(kind, indent);
                 let (start, end) = if l.size > 1 {
@@ -252,7 +263,7 @@ impl Writer<'_> {
         match kind {
             Kind::Parallel => self.line(indent, "#pragma omp parallel for"),
             Kind::Vector => self.line(indent, "#pragma omp simd"),
-            Kind::Sequential | Kind::Unroll => {}
+            Kind::Sequential | Kind::Unroll | Kind::Reverse => {}
         }
     }
 

@@ -174,6 +174,9 @@ impl Machine<'_> {
                 return self.nodes(&l.body, &jammed);
             }
         }
+        if l.kind == Kind::Reverse {
+            iterations.reverse();
+        }
         let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector);
         if parallel {
             iterations.reverse();

@@ -28,6 +28,8 @@ pub enum Kind {
     Vector,
     /// Unrolled and jammed by the tile size.
     Unroll,
+    /// Sequential, last iteration first (untiled loops only).
+    Reverse,
 }
 
 /// Which part of a strip-mined C loop a tree loop is.
@@ -114,6 +116,7 @@ impl Decided<'_> {
             dim_kind::PARALLEL => Kind::Parallel,
             dim_kind::VECTOR => Kind::Vector,
             dim_kind::UNROLL => Kind::Unroll,
+            dim_kind::REVERSED => Kind::Reverse,
             _ => Kind::Sequential,
         })
     }
@@ -238,6 +241,7 @@ impl Schedule {
                             Kind::Parallel => " parallel",
                             Kind::Vector => " vector",
                             Kind::Unroll => " unrolled and jammed",
+                            Kind::Reverse => " reversed",
                         };
                         out.push_str(&format!("{indent}for {}{part}{kind}\n", names.join("=")));
                         walk(&l.body, kernel, depth + 1, out);

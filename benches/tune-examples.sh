@@ -50,7 +50,9 @@ build_and_time() {
   shift 3
   local binary="$WORK/$name-$label"
   # shellcheck disable=SC2086
-  if ! "$cc" $CFLAGS $SIZES "$@" -DPOLYBENCH_TIME -Iexamples "examples/$name.c" -o "$binary" -lm 2>"$binary.log"; then
+  # With the dump, as commute builds the reference and candidates: without
+  # it a compiler may drop a kernel whose results are never printed.
+  if ! "$cc" $CFLAGS $SIZES "$@" -DPOLYBENCH_TIME -DPOLYBENCH_DUMP_ARRAYS -Iexamples "examples/$name.c" -o "$binary" -lm 2>"$binary.log"; then
     echo "failed"
     return
   fi

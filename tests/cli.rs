@@ -548,14 +548,22 @@ exec cc "$@"
 
 #[test]
 fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() {
-    let output = commute(&[
-        "lower",
-        "examples/gemm.c",
+    let fixes = [
         "--fix",
         "tile_size(j#2) = 8",
         "--fix",
         "dim_kind(j#2) = UNROLL",
-    ]);
+    ];
+    let output = commute(&[&["lower", "examples/gemm.c"][..], &fixes].concat());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    // By default, directives where they can say it.
+    assert!(
+        stdout
+            .contains("      #pragma omp unroll partial(8)\n      for (j = 0; j < _PB_NJ; j++)\n"),
+        "{stdout}"
+    );
+    let output = commute(&[&["lower", "examples/gemm.c", "--emit", "code"][..], &fixes].concat());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
     assert!(

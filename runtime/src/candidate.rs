@@ -290,11 +290,9 @@ impl<B: Backbone> Candidate<B> {
         {
             return Err(unknown_instance(action, "no such instance"));
         }
-        let instance = InstanceId {
-            choice: action.choice,
-            objects: action.objects.clone(),
-        };
-        let before = self.domain(&instance);
+        // The domain before the decision, for the message of a refused one
+        // (integer universes are read back from the layout then).
+        let before = read_mask(&layout, &self.words, action.choice, &action.objects);
         let mut propagator =
             Propagator::new(&layout, &mut self.words).explaining(self.reasons.as_deref_mut());
         match choice.kind {
@@ -308,7 +306,23 @@ impl<B: Backbone> Candidate<B> {
                 {
                     // The decision itself is outside the domain: say what
                     // removed the values it asks for.
-                    if let (Some(why), Some(domain)) = (self.explain(&instance), before) {
+                    let instance = InstanceId {
+                        choice: action.choice,
+                        objects: action.objects.clone(),
+                    };
+                    let domain = match choice.kind {
+                        ChoiceKind::Integer { .. } => {
+                            let (index, _) = layout
+                                .instance(action.choice, &action.objects)
+                                .unwrap_or_default();
+                            Domain::Integer {
+                                universe: layout.universe(action.choice, index).to_vec(),
+                                mask: before,
+                            }
+                        }
+                        _ => Domain::Enum(before),
+                    };
+                    if let Some(why) = self.explain(&instance) {
                         let left = domain_text(layout.model, instance.choice, &domain);
                         dead_end.constraint = why.constraint;
                         dead_end.bindings = why.bindings;

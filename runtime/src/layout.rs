@@ -5,7 +5,8 @@
 use std::fmt;
 
 use crate::backbone::{Backbone, ObjectId};
-use crate::model::{ChoiceKind, Model, PropertyType, Symmetry, Universe};
+use crate::model::{ChoiceKind, CounterDef, Literal, Model, PropertyType, Symmetry, Universe};
+use crate::propagate::map_mask;
 
 /// Variables in one scope, at most.
 pub const MAX_VARS: usize = 16;
@@ -31,6 +32,10 @@ impl fmt::Display for LayoutError {
 impl std::error::Error for LayoutError {}
 
 const ABSENT: u32 = u32::MAX;
+
+/// Antisymmetric enum choices with at most this many values map masks
+/// through their inverse with a table.
+const INVERSE_TABLE_BITS: usize = 8;
 
 /// Storage of one choice's instances.
 #[derive(Clone, Debug)]
@@ -63,6 +68,16 @@ pub(crate) struct Planes {
     pub set: u16,
 }
 
+/// The bindings of a counter's variables its increments are counted on,
+/// per counter instance: `objects[starts[i]..starts[i + 1]]`, `width`
+/// objects per binding.
+#[derive(Debug)]
+struct CounterTuples {
+    width: usize,
+    starts: Vec<u32>,
+    objects: Vec<ObjectId>,
+}
+
 /// The dense tables of one backbone.
 #[derive(Debug)]
 pub struct Layout {
@@ -84,6 +99,12 @@ pub struct Layout {
     /// Property values per tuple of argument positions.
     properties: Vec<PropertyTable>,
     pub(crate) shapes: Vec<Shape>,
+    /// Antisymmetric choices with at most [`INVERSE_TABLE_BITS`] values: the
+    /// image of every mask through the inverse (see [`Layout::map_inverse`]).
+    inverse_tables: Vec<Vec<u64>>,
+    /// Counters whose quantifier ranges over static sets: per instance, the
+    /// bindings their increments are counted on (see [`CounterTuples`]).
+    counter_tuples: Vec<Option<CounterTuples>>,
     /// Integer choices: sorted universe per instance.
     universes: Vec<Vec<Vec<i64>>>,
     pub words: usize,
@@ -118,6 +139,21 @@ impl Layout {
                 .collect(),
             properties: Vec::new(),
             shapes: Vec::new(),
+            inverse_tables: model
+                .choices
+                .iter()
+                .map(|choice| match (&choice.symmetry, &choice.kind) {
+                    (Symmetry::Antisymmetric { inverse }, ChoiceKind::Enum { values })
+                        if values.len() <= INVERSE_TABLE_BITS =>
+                    {
+                        (0..1u64 << values.len())
+                            .map(|mask| map_mask(mask, inverse))
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                })
+                .collect(),
+            counter_tuples: Vec::new(),
             universes: vec![Vec::new(); model.choices.len()],
             words: 0,
             instances: 0,
@@ -274,7 +310,122 @@ impl Layout {
             }
             layout.universes[index] = per_instance;
         }
+        layout.counter_tuples = (0..model.choices.len())
+            .map(|c| layout.static_counter_tuples(c as u16))
+            .collect();
         Ok(layout)
+    }
+
+    /// For a counter whose variables range over sets without parameters
+    /// that are not quotient sets: per instance, every binding of its
+    /// variables the propagator's enumeration visits (parameters first, in
+    /// the same order), less those where a property literal of the
+    /// condition is false (their increment never counts).
+    fn static_counter_tuples(&self, choice: u16) -> Option<CounterTuples> {
+        let def = &self.model.choices[choice as usize];
+        let ChoiceKind::Counter(counter) = &def.kind else {
+            return None;
+        };
+        let vars = counter.vars;
+        // (Without variables, there is one empty binding, which a list of
+        // zero-width tuples cannot tell from none.)
+        if vars.is_empty()
+            || vars.len() > MAX_VARS
+            || vars.iter().any(|v| {
+                let set = &self.model.sets[v.set as usize];
+                !v.args.is_empty() || !set.params.is_empty() || set.quotient.is_some()
+            })
+        {
+            return None;
+        }
+        let shape = &self.shapes[choice as usize];
+        let params = def.params.len();
+        let mut starts = Vec::with_capacity(shape.count + 1);
+        let mut objects = Vec::new();
+        let mut tuple = [0 as ObjectId; MAX_VARS];
+        let mut instance_objects = Vec::new();
+        for instance in 0..shape.count {
+            starts.push(objects.len() as u32);
+            self.instance_objects_into(choice, instance, &mut instance_objects);
+            if instance_objects.len() != params {
+                continue;
+            }
+            tuple[..params].copy_from_slice(&instance_objects);
+            self.enumerate_tuples(counter, params, 0, &mut tuple, &mut objects);
+        }
+        starts.push(objects.len() as u32);
+        Some(CounterTuples {
+            width: vars.len(),
+            starts,
+            objects,
+        })
+    }
+
+    /// Extends `tuple` (variables `..i` bound, parameters given) as
+    /// `Propagator::for_each` does, keeping complete tuples whose property
+    /// literals all hold.
+    fn enumerate_tuples(
+        &self,
+        def: &CounterDef,
+        params: usize,
+        i: usize,
+        tuple: &mut [ObjectId; MAX_VARS],
+        out: &mut Vec<ObjectId>,
+    ) {
+        let vars = def.vars;
+        if i == vars.len() {
+            let holds = def.condition.iter().all(|literal| match literal {
+                Literal::Property {
+                    property,
+                    args,
+                    negated,
+                } => {
+                    let args: Vec<ObjectId> = args.iter().map(|&v| tuple[v as usize]).collect();
+                    self.bool_property(*property, &args) != *negated
+                }
+                _ => true,
+            });
+            if holds {
+                out.extend_from_slice(&tuple[..vars.len()]);
+            }
+            return;
+        }
+        let set = vars[i].set;
+        let root = self.roots[set as usize];
+        let distinct = |tuple: &[ObjectId; MAX_VARS], object: ObjectId| {
+            (0..i).all(|j| self.roots[vars[j].set as usize] != root || tuple[j] != object)
+        };
+        if i < params {
+            // A parameter: bound by the counter instance.
+            let object = tuple[i];
+            if (self.is_plain_root[set as usize] || self.contains(set, &[], object))
+                && distinct(tuple, object)
+            {
+                self.enumerate_tuples(def, params, i + 1, tuple, out);
+            }
+            return;
+        }
+        for &object in self.set_objects(set, &[]) {
+            if !distinct(tuple, object) {
+                continue;
+            }
+            tuple[i] = object;
+            self.enumerate_tuples(def, params, i + 1, tuple, out);
+        }
+    }
+
+    /// The bindings an instance of a counter is computed over, each of
+    /// `width` objects, if they are static.
+    #[inline]
+    pub(crate) fn counter_tuples(
+        &self,
+        choice: u16,
+        instance: usize,
+    ) -> Option<(usize, &[ObjectId])> {
+        let tuples = self.counter_tuples.get(choice as usize)?.as_ref()?;
+        let start = *tuples.starts.get(instance)? as usize;
+        let end = tuples.starts[instance + 1] as usize;
+        Some((tuples.width, &tuples.objects[start..end]))
     }
 
     /// Every tuple of objects of `sets` (sets without parameters).
@@ -338,6 +489,29 @@ impl Layout {
         }
     }
 
+    /// Like [`Layout::bool_property`], the `i`-th argument given by
+    /// `object(i)`.
+    #[inline]
+    pub(crate) fn bool_property_by(
+        &self,
+        property: u16,
+        len: usize,
+        object: impl Fn(usize) -> ObjectId,
+    ) -> bool {
+        let sets = self.model.properties[property as usize].params;
+        let PropertyTable::Bool(values) = &self.properties[property as usize] else {
+            return false;
+        };
+        let mut index = 0;
+        for (i, &set) in sets.iter().enumerate().take(len) {
+            match self.position(set, object(i)) {
+                Some(p) => index = index * self.objects[set as usize].len() + p,
+                None => return false,
+            }
+        }
+        values[index]
+    }
+
     pub(crate) fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool {
         let sets = self.model.properties[property as usize].params;
         match (
@@ -373,11 +547,29 @@ impl Layout {
 
     /// The instance of `choice` for `objects`, and whether it is stored
     /// reversed (the triangle keeps `c(a, b)` with `a` before `b`).
+    #[inline]
     pub(crate) fn instance(&self, choice: u16, objects: &[ObjectId]) -> Option<(usize, bool)> {
+        self.instance_by(choice, objects.len(), |i| objects[i])
+    }
+
+    /// Like [`Layout::instance`], the `i`-th object given by `object(i)`
+    /// for `i < len` (so that callers need not gather the objects first).
+    #[inline]
+    pub(crate) fn instance_by(
+        &self,
+        choice: u16,
+        len: usize,
+        object: impl Fn(usize) -> ObjectId,
+    ) -> Option<(usize, bool)> {
         let shape = &self.shapes[choice as usize];
         if shape.triangle {
-            let a = self.position(shape.sets[0], objects[0])?;
-            let b = self.position(shape.sets[1], objects[1])?;
+            let table = &self.positions[shape.sets[0] as usize];
+            let a = *table.get(object(0) as usize)?;
+            let b = *table.get(object(1) as usize)?;
+            if a == ABSENT || b == ABSENT {
+                return None;
+            }
+            let (a, b) = (a as usize, b as usize);
             let (low, high, reversed) = match a.cmp(&b) {
                 std::cmp::Ordering::Less => (a, b, false),
                 std::cmp::Ordering::Greater => (b, a, true),
@@ -386,8 +578,8 @@ impl Layout {
             return Some((high * (high - 1) / 2 + low, reversed));
         }
         let mut index = 0;
-        for (i, (&set, &object)) in shape.sets.iter().zip(objects).enumerate() {
-            index = index * shape.sizes[i] + self.position(set, object)?;
+        for (i, &set) in shape.sets.iter().enumerate().take(len) {
+            index = index * shape.sizes[i] + self.position(set, object(i))?;
         }
         Some((index, false))
     }
@@ -460,6 +652,20 @@ impl Layout {
         self.universes[choice as usize]
             .get(instance)
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// A mask of `choice` read in the other orientation: mapped through the
+    /// inverse of an antisymmetric choice, unchanged otherwise.
+    #[inline]
+    pub(crate) fn map_inverse(&self, choice: u16, mask: u64) -> u64 {
+        let table = &self.inverse_tables[choice as usize];
+        if let Some(&mapped) = table.get(mask as usize) {
+            return mapped;
+        }
+        match self.model.choices[choice as usize].symmetry {
+            Symmetry::Antisymmetric { inverse } => map_mask(mask, inverse),
+            _ => mask,
+        }
     }
 
     /// Number of instances of a choice.

@@ -56,6 +56,13 @@ pub(crate) struct ArgBuf {
     len: usize,
 }
 
+impl ArgBuf {
+    const EMPTY: ArgBuf = ArgBuf {
+        objects: [0; MAX_VARS],
+        len: 0,
+    };
+}
+
 impl std::ops::Deref for ArgBuf {
     type Target = [ObjectId];
     fn deref(&self) -> &[ObjectId] {
@@ -92,7 +99,8 @@ type Flow = Result<(), DeadEnd>;
 pub(crate) struct Propagator<'a> {
     pub layout: &'a Layout,
     pub words: &'a mut [u64],
-    queue: Vec<(u16, usize)>,
+    /// Changed instances: (choice, instance, word before the change).
+    queue: Vec<(u16, usize, u64)>,
     queued: FixedBitSet,
     /// While counting, objects possibly in a quotient set are enumerated
     /// too: their increment is uncertain, not absent.
@@ -126,7 +134,7 @@ fn bit_count(mask: u64) -> u32 {
 }
 
 /// Maps a value mask through an antisymmetric choice's inverse.
-fn map_mask(mask: u64, inverse: &[u8]) -> u64 {
+pub(crate) fn map_mask(mask: u64, inverse: &[u8]) -> u64 {
     let mut out = 0;
     let mut rest = mask;
     while rest != 0 {
@@ -169,17 +177,30 @@ impl<'a> Propagator<'a> {
         Some((instance, shape.base + instance * shape.width, reversed))
     }
 
-    fn inverse(&self, choice: u16) -> Option<&'static [u8]> {
-        match self.model().choices[choice as usize].symmetry {
-            Symmetry::Antisymmetric { inverse } => Some(inverse),
-            _ => None,
-        }
-    }
-
     /// The value mask of an enum or integer instance, as seen in the order
     /// of `objects`.
     pub fn mask(&self, choice: u16, objects: &[ObjectId]) -> u64 {
         read_mask(self.layout, self.words, choice, objects)
+    }
+
+    /// The value mask of the enum or integer instance `inst` under `b`,
+    /// without gathering its objects.
+    #[inline]
+    pub fn mask_of(&self, inst: &InstanceRef, b: &Binding) -> u64 {
+        let args = inst.args;
+        let Some((instance, reversed)) = self
+            .layout
+            .instance_by(inst.choice, args.len(), |i| b.objects[args[i] as usize])
+        else {
+            return 0;
+        };
+        let shape = &self.layout.shapes[inst.choice as usize];
+        let mask = self.words[shape.base + instance * shape.width];
+        if reversed {
+            self.layout.map_inverse(inst.choice, mask)
+        } else {
+            mask
+        }
     }
 
     /// Restricts an enum or integer instance to `allowed` (in the order of
@@ -188,9 +209,10 @@ impl<'a> Propagator<'a> {
         let Some((instance, word, reversed)) = self.locate(choice, objects) else {
             return Ok(());
         };
-        let allowed = match (reversed, self.inverse(choice)) {
-            (true, Some(inverse)) => map_mask(allowed, inverse),
-            _ => allowed,
+        let allowed = if reversed {
+            self.layout.map_inverse(choice, allowed)
+        } else {
+            allowed
         };
         let old = self.words[word];
         let new = old & allowed;
@@ -217,14 +239,17 @@ impl<'a> Propagator<'a> {
         if let Some(slot) = self.reasons.as_deref_mut().and_then(|r| r.get_mut(key)) {
             *slot = cause;
         }
-        self.enqueue(choice, instance);
+        self.enqueue(choice, instance, old);
         Ok(())
     }
 
-    fn enqueue(&mut self, choice: u16, instance: usize) {
+    /// Queues a changed instance; `old` is its word before the change (for
+    /// an instance already queued, the word from its first change since it
+    /// was last taken from the queue is kept).
+    fn enqueue(&mut self, choice: u16, instance: usize, old: u64) {
         let key = self.queue_key(choice, instance);
         if !self.queued.put(key) {
-            self.queue.push((choice, instance));
+            self.queue.push((choice, instance, old));
         }
     }
 
@@ -279,7 +304,7 @@ impl<'a> Propagator<'a> {
     pub fn status(&self, literal: &Literal, b: &Binding) -> Status {
         match literal {
             Literal::Is { instance, values } => {
-                let mask = self.mask(instance.choice, &b.args(instance.args));
+                let mask = self.mask_of(instance, b);
                 if mask & !values == 0 {
                     Status::True
                 } else if mask & values == 0 {
@@ -289,8 +314,8 @@ impl<'a> Propagator<'a> {
                 }
             }
             Literal::Same { lhs, rhs, equal } => {
-                let l = self.mask(lhs.choice, &b.args(lhs.args));
-                let r = self.mask(rhs.choice, &b.args(rhs.args));
+                let l = self.mask_of(lhs, b);
+                let r = self.mask_of(rhs, b);
                 let same = bit_count(l) == 1 && l == r;
                 let disjoint = l & r == 0;
                 match (equal, same, disjoint) {
@@ -309,7 +334,11 @@ impl<'a> Propagator<'a> {
                 args,
                 negated,
             } => {
-                if self.layout.bool_property(*property, &b.args(args)) != *negated {
+                if self
+                    .layout
+                    .bool_property_by(*property, args.len(), |i| b.objects[args[i] as usize])
+                    != *negated
+                {
                     Status::True
                 } else {
                     Status::False
@@ -643,12 +672,12 @@ impl<'a> Propagator<'a> {
                     (false, false) => return Some(RowStatus::Constant(self.status(literal, b))),
                     (false, true) => (lhs, rhs),
                     (true, false) => (rhs, lhs),
-                    (true, true) => return None,
+                    (true, true) => return self.row_same(lhs, rhs, *equal, b, z),
                 };
                 if fixed.choice != row.choice {
                     return None;
                 }
-                let m = self.mask(fixed.choice, &b.args(fixed.args));
+                let m = self.mask_of(fixed, b);
                 let (has_in, has_out) = self.row_masks(row, m, b, z)?;
                 // Equal: certain when both are the same single value;
                 // impossible when they share no value.
@@ -684,6 +713,36 @@ impl<'a> Propagator<'a> {
         }
     }
 
+    /// The planes of an instance `c(u, z)` or `c(z, u)` of a choice with
+    /// planes, as seen in that order: `(first word, values, inverse)`
+    /// where value `v` of the instance is the plane word `first +
+    /// inverse(v)` (`inverse` is `None` when reading in storage order).
+    fn row_planes(
+        &self,
+        instance: &InstanceRef,
+        b: &Binding,
+        z: Var,
+    ) -> Option<(usize, usize, Option<&'static [u8]>)> {
+        let shape = &self.layout.shapes[instance.choice as usize];
+        let planes = shape.planes?;
+        let [x, y] = instance.args else { return None };
+        let (u, forward) = match (*x == z, *y == z) {
+            (false, true) => (*x, true),
+            (true, false) => (*y, false),
+            _ => return None,
+        };
+        let row = self.layout.position(planes.set, b.objects[u as usize])?;
+        // `c(z, u)` takes v iff `c(u, z)` takes the inverse of v.
+        let inverse = match (
+            forward,
+            self.model().choices[instance.choice as usize].symmetry,
+        ) {
+            (false, Symmetry::Antisymmetric { inverse }) => Some(inverse),
+            _ => None,
+        };
+        Some((planes.base + row * planes.values, planes.values, inverse))
+    }
+
     /// For an instance `c(u, z)` or `c(z, u)` of a choice with planes: the
     /// positions `z` whose domain meets `values`, and those whose domain
     /// has a value outside `values`.
@@ -694,35 +753,65 @@ impl<'a> Propagator<'a> {
         b: &Binding,
         z: Var,
     ) -> Option<(u64, u64)> {
-        let shape = &self.layout.shapes[instance.choice as usize];
-        let planes = shape.planes?;
-        let [x, y] = instance.args else { return None };
-        let (u, forward) = match (*x == z, *y == z) {
-            (false, true) => (*x, true),
-            (true, false) => (*y, false),
-            _ => return None,
-        };
-        let row = self.layout.position(planes.set, b.objects[u as usize])?;
-        let inverse = match self.model().choices[instance.choice as usize].symmetry {
-            Symmetry::Antisymmetric { inverse } => Some(inverse),
-            _ => None,
+        let (first, count, inverse) = self.row_planes(instance, b, z)?;
+        // In storage order, the values are their images by the inverse.
+        let stored = match inverse {
+            Some(_) => self.layout.map_inverse(instance.choice, values),
+            None => values,
         };
         let (mut has_in, mut has_out) = (0u64, 0u64);
-        for v in 0..planes.values {
-            // `c(z, u)` takes v iff `c(u, z)` takes the inverse of v.
-            let stored = if forward {
-                v
-            } else {
-                inverse.map_or(v, |inv| inv.get(v).copied().unwrap_or(v as u8) as usize)
-            };
-            let plane = self.words[planes.base + row * planes.values + stored];
-            if values & (1 << v) != 0 {
-                has_in |= plane;
-            } else {
-                has_out |= plane;
-            }
+        for (v, &plane) in self.words[first..first + count].iter().enumerate() {
+            // All ones when `v` is in `stored`, without a branch.
+            let inside = 0u64.wrapping_sub((stored >> v) & 1);
+            has_in |= plane & inside;
+            has_out |= plane & !inside;
         }
         Some((has_in, has_out))
+    }
+
+    /// `c(u, z) == c(w, z)` (or `!=`, in any orientation) for every `z`,
+    /// both instances read from planes.
+    fn row_same(
+        &self,
+        lhs: &InstanceRef,
+        rhs: &InstanceRef,
+        equal: bool,
+        b: &Binding,
+        z: Var,
+    ) -> Option<RowStatus> {
+        if lhs.choice != rhs.choice {
+            return None;
+        }
+        let (l_first, count, l_inverse) = self.row_planes(lhs, b, z)?;
+        let (r_first, _, r_inverse) = self.row_planes(rhs, b, z)?;
+        let stored = |inverse: Option<&[u8]>, v: usize| {
+            inverse.map_or(v, |inv| inv.get(v).copied().unwrap_or(v as u8) as usize)
+        };
+        // Positions where the domains share a value, where each has at
+        // least one value, and where each has at least two.
+        let (mut common, mut l_one, mut l_two, mut r_one, mut r_two) = (0u64, 0, 0, 0, 0);
+        for v in 0..count {
+            let l = self.words[l_first + stored(l_inverse, v)];
+            let r = self.words[r_first + stored(r_inverse, v)];
+            common |= l & r;
+            l_two |= l_one & l;
+            l_one |= l;
+            r_two |= r_one & r;
+            r_one |= r;
+        }
+        // Both a single value, and a shared one: the same value.
+        let same = common & l_one & !l_two & r_one & !r_two;
+        Some(if equal {
+            RowStatus::Row {
+                t: same,
+                f: !common,
+            }
+        } else {
+            RowStatus::Row {
+                t: !common,
+                f: same,
+            }
+        })
     }
 
     // ---------------------------------------------------------------- constraints
@@ -830,7 +919,11 @@ impl<'a> Propagator<'a> {
         }
         let var = &vars[i];
         let layout = self.layout;
-        let args = b.args(var.args);
+        let args = if var.args.is_empty() {
+            ArgBuf::EMPTY
+        } else {
+            b.args(var.args)
+        };
         let root = layout.roots[var.set as usize];
         let distinct = |b: &Binding, object: ObjectId| {
             (0..vars.len()).all(|j| {
@@ -844,7 +937,7 @@ impl<'a> Propagator<'a> {
             let object = b.objects[i];
             // Objects bound from an instance belong to their root set.
             if (layout.is_plain_root[var.set as usize] || layout.contains(var.set, &args, object))
-                && self.is_member(var.set, &args, object)
+                && (!layout.is_quotient[var.set as usize] || self.is_member(var.set, &args, object))
                 && distinct(b, object)
             {
                 return self.for_each_from(vars, b, i + 1, f);
@@ -852,7 +945,9 @@ impl<'a> Propagator<'a> {
             return Ok(());
         }
         for &object in layout.set_objects(var.set, &args) {
-            if !distinct(b, object) || !self.is_member(var.set, &args, object) {
+            if !distinct(b, object)
+                || (layout.is_quotient[var.set as usize] && !self.is_member(var.set, &args, object))
+            {
                 continue;
             }
             let mut inner = *b;
@@ -869,9 +964,25 @@ impl<'a> Propagator<'a> {
         }
         match &self.model().sets[set as usize].quotient {
             Some(quotient) => {
-                let mut objects: Vec<ObjectId> = args.to_vec();
-                objects.push(object);
-                let mask = self.mask(quotient.flag, &objects);
+                let n = args.len();
+                let mask = match self.layout.instance_by(quotient.flag, n + 1, |k| {
+                    if k < n {
+                        args[k]
+                    } else {
+                        object
+                    }
+                }) {
+                    Some((instance, reversed)) => {
+                        let shape = &self.layout.shapes[quotient.flag as usize];
+                        let mask = self.words[shape.base + instance * shape.width];
+                        if reversed {
+                            self.layout.map_inverse(quotient.flag, mask)
+                        } else {
+                            mask
+                        }
+                    }
+                    None => 0,
+                };
                 if self.possible_members {
                     mask & 1 != 0
                 } else {
@@ -914,74 +1025,135 @@ impl<'a> Propagator<'a> {
         let ChoiceKind::Counter(def) = &self.model().choices[choice as usize].kind else {
             return Range { min: 0, max: 0 };
         };
-        let mut b = Binding::empty();
-        for (i, &o) in params.iter().enumerate() {
-            b.bind(i as Var, o);
-        }
-        let (mut min, mut max) = match def.op {
-            CounterOp::Sum => (0i64, 0i64),
-            CounterOp::Mul => (1i64, 1i64),
+        let mut total = match def.op {
+            CounterOp::Sum => Range { min: 0, max: 0 },
+            CounterOp::Mul => Range { min: 1, max: 1 },
         };
         let mut collected = Vec::new();
         let want = contributions.is_some();
-        let params = params.len();
-        let outer = std::mem::replace(&mut self.possible_members, true);
-        let _ = self.for_each(def.vars, &mut b, &mut |p, b| {
-            let mut status = Status::True;
-            for (flag, objects) in p.membership_flags(def.vars, params, b) {
-                if p.mask(flag, &objects) != 1 {
-                    status = Status::Unknown;
+        let layout = self.layout;
+        let tuples = layout
+            .instance(choice, params)
+            .and_then(|(instance, _)| layout.counter_tuples(choice, instance));
+        if let Some((width, tuples)) = tuples {
+            // Static quantifier: the bindings are listed in the layout.
+            let mut b = Binding::empty();
+            b.bound = (1u32 << width) - 1;
+            for tuple in tuples.chunks_exact(width.max(1)) {
+                b.objects[..width].copy_from_slice(&tuple[..width]);
+                let c = self.count_increment(def, params.len(), &b, &mut total);
+                if want {
+                    collected.push((b, c.0, c.1, c.2));
                 }
             }
-            for literal in def.condition {
-                match p.status(literal, b) {
-                    Status::False => {
-                        status = Status::False;
-                        break;
-                    }
-                    Status::Unknown => status = Status::Unknown,
-                    Status::True => {}
-                }
+        } else {
+            let mut b = Binding::empty();
+            for (i, &o) in params.iter().enumerate() {
+                b.bind(i as Var, o);
             }
-            let inc = p.term_range(&def.increment, b);
-            let neutral = if def.op == CounterOp::Sum { 0 } else { 1 };
-            let c = match status {
-                Status::True => inc,
-                Status::False => Range {
-                    min: neutral,
-                    max: neutral,
-                },
-                Status::Unknown => Range {
-                    min: inc.min.min(neutral),
-                    max: inc.max.max(neutral),
-                },
-            };
-            match def.op {
-                CounterOp::Sum => {
-                    min = min.saturating_add(c.min);
-                    max = max.saturating_add(c.max);
+            let params = params.len();
+            let outer = std::mem::replace(&mut self.possible_members, true);
+            let _ = self.for_each(def.vars, &mut b, &mut |p, b| {
+                let c = p.count_increment(def, params, b, &mut total);
+                if want {
+                    collected.push((*b, c.0, c.1, c.2));
                 }
-                CounterOp::Mul => {
-                    let products = [
-                        min.saturating_mul(c.min),
-                        min.saturating_mul(c.max),
-                        max.saturating_mul(c.min),
-                        max.saturating_mul(c.max),
-                    ];
-                    min = *products.iter().min().unwrap_or(&0);
-                    max = *products.iter().max().unwrap_or(&0);
-                }
-            }
-            if want {
-                collected.push((*b, c, status, inc));
-            }
-            Ok(())
-        });
-        self.possible_members = outer;
+                Ok(())
+            });
+            self.possible_members = outer;
+        }
         if let Some(out) = contributions {
             *out = collected;
         }
-        Range { min, max }
+        total
+    }
+
+    /// Adds one increment of a counter to `total`: returns its contribution,
+    /// the status of its condition and the range of the increment.
+    fn count_increment(
+        &self,
+        def: &'static CounterDef,
+        params: usize,
+        b: &Binding,
+        total: &mut Range,
+    ) -> (Range, Status, Range) {
+        let model = self.model();
+        let mut status = Status::True;
+        for (i, var) in def.vars.iter().enumerate().skip(params) {
+            if let Some(quotient) = &model.sets[var.set as usize].quotient {
+                if self.member_mask(quotient.flag, var, i, b) != 1 {
+                    status = Status::Unknown;
+                }
+            }
+        }
+        for literal in def.condition {
+            match self.status(literal, b) {
+                Status::False => {
+                    status = Status::False;
+                    break;
+                }
+                Status::Unknown => status = Status::Unknown,
+                Status::True => {}
+            }
+        }
+        let inc = self.term_range(&def.increment, b);
+        let neutral = if def.op == CounterOp::Sum { 0 } else { 1 };
+        let c = match status {
+            Status::True => inc,
+            Status::False => Range {
+                min: neutral,
+                max: neutral,
+            },
+            Status::Unknown => Range {
+                min: inc.min.min(neutral),
+                max: inc.max.max(neutral),
+            },
+        };
+        let (min, max) = (total.min, total.max);
+        *total = match def.op {
+            CounterOp::Sum => Range {
+                min: min.saturating_add(c.min),
+                max: max.saturating_add(c.max),
+            },
+            CounterOp::Mul => {
+                let products = [
+                    min.saturating_mul(c.min),
+                    min.saturating_mul(c.max),
+                    max.saturating_mul(c.min),
+                    max.saturating_mul(c.max),
+                ];
+                Range {
+                    min: *products.iter().min().unwrap_or(&0),
+                    max: *products.iter().max().unwrap_or(&0),
+                }
+            }
+        };
+        (c, status, inc)
+    }
+
+    /// The mask of the membership flag of variable `i` (over a quotient
+    /// set) under `b`.
+    fn member_mask(&self, flag: u16, var: &VarDef, i: usize, b: &Binding) -> u64 {
+        let n = var.args.len();
+        let objects = |k: usize| {
+            if k < n {
+                b.objects[var.args[k] as usize]
+            } else {
+                b.objects[i]
+            }
+        };
+        match self.layout.instance_by(flag, n + 1, objects) {
+            Some((instance, reversed)) => {
+                let shape = &self.layout.shapes[flag as usize];
+                let mask = self.words[shape.base + instance * shape.width];
+                if reversed {
+                    self.layout.map_inverse(flag, mask)
+                } else {
+                    mask
+                }
+            }
+            None => 0,
+        }
     }
 
     /// Recomputes a counter instance from its inputs, keeping any narrower
@@ -1054,7 +1226,7 @@ impl<'a> Propagator<'a> {
         if (min, max) != (old_min, old_max) {
             self.words[word] = min as u64;
             self.words[word + 1] = max as u64;
-            self.enqueue(choice, instance);
+            self.enqueue(choice, instance, old_min as u64);
         }
         if (min, max) != (computed.min, computed.max) {
             self.back_propagate(choice, params, min, max)?;
@@ -1204,17 +1376,19 @@ impl<'a> Propagator<'a> {
     /// Propagates until no domain changes.
     pub fn run(&mut self) -> Flow {
         let mut objects = Vec::with_capacity(4);
-        while let Some((choice, instance)) = self.queue.pop() {
+        while let Some((choice, instance, old)) = self.queue.pop() {
             let key = self.queue_key(choice, instance);
             self.queued.set(key, false);
             self.layout
                 .instance_objects_into(choice, instance, &mut objects);
-            self.on_change(choice, &objects)?;
+            self.on_change(choice, &objects, old)?;
         }
         Ok(())
     }
 
-    fn on_change(&mut self, choice: u16, objects: &[ObjectId]) -> Flow {
+    /// `old` is the instance's word when it was last taken from the queue
+    /// (or before propagation started).
+    fn on_change(&mut self, choice: u16, objects: &[ObjectId], old: u64) -> Flow {
         let model = self.model();
         let symmetric =
             model.choices[choice as usize].symmetry != Symmetry::None && objects.len() == 2;
@@ -1285,16 +1459,40 @@ impl<'a> Propagator<'a> {
                 continue;
             };
             let params = model.choices[counter as usize].params.len();
+            // Each read with, for an `is` literal, its values.
             let reads = def
                 .condition
                 .iter()
-                .flat_map(|l| literal_instances(l).into_iter().flatten())
+                .flat_map(|l| {
+                    let values = match l {
+                        Literal::Is { values, .. } => Some(*values),
+                        _ => None,
+                    };
+                    literal_instances(l)
+                        .into_iter()
+                        .flatten()
+                        .map(move |i| (i, values))
+                })
                 .chain(match &def.increment {
-                    Term::Choice(inst) => Some(inst),
+                    Term::Choice(inst) => Some((inst, None)),
                     _ => None,
                 });
-            for instance in reads.filter(|i| i.choice == choice).collect::<Vec<_>>() {
-                for objects in orientations {
+            for (instance, values) in reads.filter(|(i, _)| i.choice == choice) {
+                for (orientation, objects) in orientations.iter().enumerate() {
+                    // A counter reads an `is` literal only through its
+                    // status: if that did not change, neither did the
+                    // counter's inputs (statuses only become certain, so
+                    // none changed in between either).
+                    if let (Some(values), true) = (values, is_enum) {
+                        let before = if orientation == 0 {
+                            old
+                        } else {
+                            self.layout.map_inverse(choice, old)
+                        };
+                        if is_status(before, values) == is_status(masks[orientation], values) {
+                            continue;
+                        }
+                    }
                     let mut b = Binding::empty();
                     if instance
                         .args
@@ -1304,8 +1502,14 @@ impl<'a> Propagator<'a> {
                     {
                         // Bound quantified variables only select the
                         // counter instances: clear them, keep parameters.
+                        let read = b.bound;
                         b.bound &= (1u32 << params) - 1;
                         self.for_each(&def.vars[..params], &mut b, &mut |p, b| {
+                            // A property that fails for this increment
+                            // keeps it from ever counting.
+                            if never_counts(p.layout, def, read | b.bound, b) {
+                                return Ok(());
+                            }
                             p.update_counter(counter, &b.args(&PARAM_VARS[..params]))
                         })?;
                     }
@@ -1369,9 +1573,10 @@ pub(crate) fn read_mask(layout: &Layout, words: &[u64], choice: u16, objects: &[
     };
     let shape = &layout.shapes[choice as usize];
     let mask = words[shape.base + instance * shape.width];
-    match (reversed, layout.model.choices[choice as usize].symmetry) {
-        (true, Symmetry::Antisymmetric { inverse }) => map_mask(mask, inverse),
-        _ => mask,
+    if reversed {
+        layout.map_inverse(choice, mask)
+    } else {
+        mask
     }
 }
 
@@ -1411,6 +1616,37 @@ pub(crate) fn literal_instances(literal: &Literal) -> [Option<&InstanceRef>; 2] 
         Literal::Same { lhs, rhs, .. } => [Some(lhs), Some(rhs)],
         Literal::Compare { lhs, rhs, .. } => [term(lhs), term(rhs)],
         Literal::Property { .. } => [None, None],
+    }
+}
+
+/// Whether a property literal of a counter's condition fails for the
+/// objects of `b` (only literals whose variables are all in `bound` are
+/// read): the increment at `b` never counts, whatever the domains.
+fn never_counts(layout: &Layout, def: &CounterDef, bound: u32, b: &Binding) -> bool {
+    def.condition.iter().any(|literal| match literal {
+        Literal::Property {
+            property,
+            args,
+            negated,
+        } => {
+            args.iter().all(|&v| bound & (1 << v) != 0)
+                && layout.bool_property_by(*property, args.len(), |i| b.objects[args[i] as usize])
+                    == *negated
+        }
+        _ => false,
+    })
+}
+
+/// The status of an `is` literal over `values` for an instance whose
+/// domain is `mask`.
+#[inline]
+fn is_status(mask: u64, values: u64) -> Status {
+    if mask & !values == 0 {
+        Status::True
+    } else if mask & values == 0 {
+        Status::False
+    } else {
+        Status::Unknown
     }
 }
 

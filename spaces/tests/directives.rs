@@ -5,6 +5,9 @@
 //! with the system C compiler. Without a clang that knows the directives
 //! the tests say so and pass, unless `COMMUTE_REQUIRE_CLANG=1`.
 
+mod common;
+use common::{examples_dir, SIZES};
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -23,17 +26,6 @@ use commute_spaces::loops::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_spaces::loops::space::Backbone;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-
-/// Odd sizes, so that tiles end in partial ones.
-const SIZES: [&str; 7] = [
-    "-DM=13",
-    "-DN=17",
-    "-DNI=11",
-    "-DNJ=13",
-    "-DNK=15",
-    "-DNL=9",
-    "-DTSTEPS=3",
-];
 
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -68,15 +60,8 @@ fn require_clang() -> Option<String> {
     None
 }
 
-fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("commute-directives-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    common::scratch("directives", name)
 }
 
 /// Runs a command with its output in files, killed after `limit`: its

@@ -2,6 +2,9 @@
 //! the system C compiler and run at small sizes: every candidate the space
 //! admits prints the same arrays as the original program.
 
+mod common;
+use common::{examples_dir, SIZES};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,25 +19,8 @@ use commute_spaces::loops::space::Backbone;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-/// Odd sizes, so that tiles end in partial ones.
-const SIZES: [&str; 7] = [
-    "-DM=13",
-    "-DN=17",
-    "-DNI=11",
-    "-DNJ=13",
-    "-DNK=15",
-    "-DNL=9",
-    "-DTSTEPS=3",
-];
-
-fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("commute-lowering-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    common::scratch("lowering", name)
 }
 
 /// Compiles and runs a program; its array dump (stderr).

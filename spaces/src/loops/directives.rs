@@ -95,8 +95,8 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::ops::Range;
 
+use super::emit::{commented, indentation, pragma_lines};
 use super::frontend::{Kernel, LoopId, StatementId, Variable};
 use super::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
@@ -570,29 +570,4 @@ fn write(kernel: &Kernel, plan: &[(LoopId, Vec<String>)], comment: &[String]) ->
     out.push_str(&commented(&source[endscop.clone()]));
     out.push_str(&source[endscop.end..]);
     out
-}
-
-fn commented(line: &str) -> String {
-    let body = line.trim_end_matches(['\n', '\r']);
-    format!("{}/* {} */\n", indentation(body), body.trim())
-}
-
-/// The byte ranges of the `#pragma scop` and `#pragma endscop` lines, line
-/// ends included (as the explicit emitter finds them).
-fn pragma_lines(kernel: &Kernel) -> (Range<usize>, Range<usize>) {
-    let source = &kernel.source;
-    let region = &kernel.region;
-    let scop_start = source[..region.start.saturating_sub(1)]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    let endscop_end = source[region.end..]
-        .find('\n')
-        .map_or(source.len(), |i| region.end + i + 1);
-    (scop_start..region.start, region.end..endscop_end)
-}
-
-fn indentation(line: &str) -> String {
-    line.chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect()
 }

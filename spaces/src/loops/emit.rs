@@ -53,14 +53,14 @@ pub fn reference_code(kernel: &Kernel) -> String {
     file
 }
 
-fn commented(line: &str) -> String {
+pub(crate) fn commented(line: &str) -> String {
     let body = line.trim_end_matches(['\n', '\r']);
     format!("{}/* {} */\n", indentation(body), body.trim())
 }
 
 /// The byte ranges of the `#pragma scop` and `#pragma endscop` lines,
 /// line ends included.
-fn pragma_lines(kernel: &Kernel) -> (Range<usize>, Range<usize>) {
+pub(crate) fn pragma_lines(kernel: &Kernel) -> (Range<usize>, Range<usize>) {
     let source = &kernel.source;
     let region = &kernel.region;
     // The region starts just after the scop line and ends at the start of
@@ -74,7 +74,7 @@ fn pragma_lines(kernel: &Kernel) -> (Range<usize>, Range<usize>) {
     (scop_start..region.start, region.end..endscop_end)
 }
 
-fn indentation(line: &str) -> String {
+pub(crate) fn indentation(line: &str) -> String {
     line.chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect()

@@ -141,6 +141,8 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
         );
     }
     let fixed = apply_fixes(&mut root, &fixes).map_err(|e| e.to_string())?;
+    // Explanations served the fixed decisions; searches clone candidates.
+    let root = root.without_explanations();
     // The hidden optimum, drawn below the fixed decisions.
     // A stream of its own, so that the search's seed does not replay it.
     let mut rng = rand::rngs::StdRng::seed_from_u64(options.target_seed ^ 0x7a3d_9c1e_5b8f_2640);

@@ -516,7 +516,7 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
     if let Some(replay) = replay {
         search = search.with_replay(replay);
     }
-    let root = &loaded.root;
+    let root = &loaded.root.clone().without_explanations();
     let result = match options.strategy {
         Strategy::Mcts => mcts(root, search, &NoBound, &MctsConfig::default()),
         Strategy::Random => run_random(root, search),

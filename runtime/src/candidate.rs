@@ -11,7 +11,7 @@ use crate::backbone::ObjectId;
 use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
 use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
-use crate::propagate::{read_counter, read_mask, Propagator, Reason, NO_REASON};
+use crate::propagate::{read_counter, read_mask, Propagator, Reason, NO_REASON, VALUE_SLOTS};
 
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ impl<B: Backbone> Candidate<B> {
     /// in every clone; meant for fixing decisions by hand.
     pub fn new_explained(backbone: B) -> Result<Self, CandidateError> {
         let mut candidate = Candidate::laid_out(backbone)?;
-        candidate.reasons = Some(vec![NO_REASON; candidate.layout.instances]);
+        candidate.reasons = Some(vec![NO_REASON; candidate.layout.instances * VALUE_SLOTS]);
         candidate
             .initialize(None)
             .map_err(CandidateError::DeadEnd)?;
@@ -135,12 +135,38 @@ impl<B: Backbone> Candidate<B> {
         Ok(candidate)
     }
 
-    /// Why `instance` lost values: the constraint instance that last
-    /// narrowed it, with an account in `message`.
-    fn explain(&self, instance: &InstanceId) -> Option<DeadEnd> {
-        let (index, _) = self.layout.instance(instance.choice, &instance.objects)?;
+    /// The same candidate without the explanations [`Candidate::new_explained`]
+    /// keeps (a slot per value of every instance): cheaper to clone, for
+    /// searches once the fixed decisions are applied.
+    pub fn without_explanations(mut self) -> Self {
+        self.reasons = None;
+        self
+    }
+
+    /// Why `instance` lost the values of `values` (in the order of its
+    /// objects): the constraint instance that removed the first of them,
+    /// with an account in `message`.
+    fn explain(&self, instance: &InstanceId, values: u64) -> Option<DeadEnd> {
+        let (index, reversed) = self.layout.instance(instance.choice, &instance.objects)?;
+        let stored = if reversed {
+            self.layout.map_inverse(instance.choice, values)
+        } else {
+            values
+        };
         let key = self.layout.shapes[instance.choice as usize].first_instance + index;
-        let reason = *self.reasons.as_ref()?.get(key)?;
+        let reasons = self.reasons.as_ref()?;
+        let mut asked = stored;
+        let reason = loop {
+            if asked == 0 {
+                return None;
+            }
+            let bit = asked.trailing_zeros() as usize;
+            asked &= asked - 1;
+            let reason = *reasons.get(key * VALUE_SLOTS + bit)?;
+            if reason.constraint != NO_REASON.constraint {
+                break reason;
+            }
+        };
         let def = self.model().constraints.get(reason.constraint as usize)?;
         let bindings: Vec<(String, ObjectId)> = def
             .vars
@@ -322,7 +348,7 @@ impl<B: Backbone> Candidate<B> {
                         }
                         _ => Domain::Enum(before),
                     };
-                    if let Some(why) = self.explain(&instance) {
+                    if let Some(why) = self.explain(&instance, action.values) {
                         let left = domain_text(layout.model, instance.choice, &domain);
                         dead_end.constraint = why.constraint;
                         dead_end.bindings = why.bindings;
@@ -384,7 +410,7 @@ impl<B: Backbone> Candidate<B> {
             let old_words = std::mem::replace(&mut self.words, vec![0; new_layout.words]);
             self.layout = Arc::new(new_layout);
             if let Some(reasons) = self.reasons.as_mut() {
-                *reasons = vec![NO_REASON; self.layout.instances];
+                *reasons = vec![NO_REASON; self.layout.instances * VALUE_SLOTS];
             }
             self.initialize(Some((&layout, &old_words)))?;
         }

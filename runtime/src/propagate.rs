@@ -105,8 +105,10 @@ pub(crate) struct Propagator<'a> {
     /// While counting, objects possibly in a quotient set are enumerated
     /// too: their increment is uncertain, not absent.
     possible_members: bool,
-    /// When explanations are kept: per instance, the constraint instance
-    /// that last narrowed it ([`NO_REASON`] for a decision).
+    /// When explanations are kept: per instance and value
+    /// ([`VALUE_SLOTS`] slots per instance, in storage order), the
+    /// constraint instance that removed the value ([`NO_REASON`] for a
+    /// decision).
     reasons: Option<&'a mut [Reason]>,
     /// The constraint instance being enforced, if any.
     cause: Reason,
@@ -119,6 +121,9 @@ pub(crate) struct Reason {
     pub constraint: u16,
     pub binding: Binding,
 }
+
+/// Explanation slots per instance: one per possible value.
+pub(crate) const VALUE_SLOTS: usize = 64;
 
 /// No constraint: the instance was narrowed by a decision.
 pub(crate) const NO_REASON: Reason = Reason {
@@ -233,11 +238,17 @@ impl<'a> Propagator<'a> {
                 emptied: Some(emptied),
             });
         }
-        // An emptied domain keeps the reason of its last narrowing.
-        let key = self.layout.shapes[choice as usize].first_instance + instance;
-        let cause = self.cause;
-        if let Some(slot) = self.reasons.as_deref_mut().and_then(|r| r.get_mut(key)) {
-            *slot = cause;
+        // Each value removed keeps the constraint instance that removed it.
+        if let Some(reasons) = self.reasons.as_deref_mut() {
+            let key = self.layout.shapes[choice as usize].first_instance + instance;
+            let mut removed = old & !new;
+            while removed != 0 {
+                let bit = removed.trailing_zeros() as usize;
+                removed &= removed - 1;
+                if let Some(slot) = reasons.get_mut(key * VALUE_SLOTS + bit) {
+                    *slot = self.cause;
+                }
+            }
         }
         self.enqueue(choice, instance, old);
         Ok(())

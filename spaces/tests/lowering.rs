@@ -150,3 +150,52 @@ fn random_candidates_of_every_example_compute_the_original_arrays() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// A candidate forced past the space (a loop tree built by hand, which the
+/// space's legality rules would refuse) is caught by the harness's output
+/// check: seidel-2d with its time loop moved inside the sweeps.
+#[test]
+fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
+    use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measurement};
+    use commute_spaces::loops::schedule::{Kind, Node, Part, TreeLoop};
+    let path = examples_dir().join("seidel-2d.c");
+    let source = std::fs::read_to_string(&path).expect("example");
+    let kernel = read_kernel(&path.display().to_string(), &source).expect("reads");
+    // Loops: t (0), i (1), j (2); one statement. Order: i, j, t.
+    let point = |l: usize, body: Vec<Node>| {
+        Node::Loop(TreeLoop {
+            loops: vec![LoopId(l)],
+            part: Part::Point,
+            size: 1,
+            kind: Kind::Sequential,
+            body,
+        })
+    };
+    let statement = Node::Statement(commute_spaces::loops::frontend::StatementId(0));
+    let illegal = Schedule {
+        roots: vec![point(1, vec![point(2, vec![point(0, vec![statement])])])],
+    };
+    let code = explicit_code(&kernel, &illegal, &["forced".to_string()]);
+    let dir = scratch("illegal");
+    let compiler = Compiler::detect(Some("cc")).expect("cc");
+    let mut config = HarnessConfig::new(compiler, dir.join("builds"));
+    config.cflags = ["-O1", "-DN=20", "-DTSTEPS=4"].map(String::from).to_vec();
+    config.include_dirs.push(examples_dir());
+    config.runs = 1;
+    let mut harness = Harness::new(config, &reference_code(&kernel)).expect("reference");
+    match harness.evaluate(&code) {
+        Measurement::WrongOutput { detail } => {
+            assert!(detail.starts_with("array A, index "), "{detail}")
+        }
+        other => panic!("the output check let an illegal candidate through: {other:?}"),
+    }
+    // The space refuses that order: the time loop cannot go inside.
+    let host = KernelHost::new(kernel);
+    let fix = format!(
+        "order({}, {}) = OUTER",
+        host.point(LoopId(2)).0,
+        host.point(LoopId(0)).0
+    );
+    assert!(apply_fixes(&mut root(&host), &[fix]).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -574,10 +574,18 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
         stdout.contains("{ const int j = j_tt + 7; C[i][j] += alpha * A[i][k] * B[k][j]; }"),
         "{stdout}"
     );
-    let output = commute(&["lower", "examples/gemm.c", "--fix", "dim_kind(k) = PARALLEL"]);
+    let output = commute(&[
+        "lower",
+        "examples/gemm.c",
+        "--fix",
+        "dim_kind(k) = PARALLEL",
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("$dep = the dependence flow S1 -> S1 on C"), "{stderr}");
+    assert!(
+        stderr.contains("$dep = the dependence flow S1 -> S1 on C"),
+        "{stderr}"
+    );
     // The constraint named is the one that removed the value asked for.
     let output = commute(&["lower", "examples/gemm.c", "--fix", "dim_kind(k) = VECTOR"]);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use commute_runtime::model::{ChoiceKind, Model, Universe};
 use commute_runtime::search::journal::{read_journal, summarize, Header, Summary};
 use commute_runtime::search::{Evaluation, Status};
-use commute_runtime::Action;
+use commute_runtime::{Action, Candidate};
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::frontend::read_kernel;
+use commute_spaces::loops::names::Names;
+use commute_spaces::loops::space::Backbone as LoopBackbone;
 
 /// A journal to compare with: `NAME=JOURNAL`, or `JOURNAL` to take the
 /// name of its search.
@@ -169,11 +173,16 @@ fn text(path: &Path, main: &Run, baselines: &[Run]) -> String {
                 seconds(best.elapsed)
             );
             let model = known_model(&h.space);
+            let kernel = kernel_names(&h.space);
             let _ = writeln!(out, "best leaf's decisions ({}):", best.path.len());
             for action in &best.path {
-                let _ = writeln!(out, "  {}", describe(action, model));
+                let text = match &kernel {
+                    Some(describe_named) => describe_named(action),
+                    None => describe(action, model),
+                };
+                let _ = writeln!(out, "  {text}");
             }
-            if model.is_none() && !best.path.is_empty() {
+            if model.is_none() && kernel.is_none() && !best.path.is_empty() {
                 let _ = writeln!(
                     out,
                     "  (choices and values by number: `{}` is not a space bundled with commute)",
@@ -268,6 +277,22 @@ fn known_model(space: &str) -> Option<&'static Model> {
         .into_iter()
         .find(|(name, model)| *name == space || model.name == space || model.name == stem)
         .map(|(_, model)| model)
+}
+
+/// Writes a decision for people.
+type Describer = Box<dyn Fn(&Action) -> String>;
+
+/// For a journal of `commute tune` (space `loops:KERNEL.c`) whose kernel
+/// can still be read: decisions written with the kernel's names
+/// (`dim_kind(j#2) = VECTOR`, `tile_size(i) = 32`).
+fn kernel_names(space: &str) -> Option<Describer> {
+    let path = space.strip_prefix("loops:")?;
+    let source = std::fs::read_to_string(path).ok()?;
+    let kernel = read_kernel(path, &source).ok()?;
+    let host = KernelHost::new(kernel);
+    let names = Names::new(&host);
+    let root = Candidate::new(LoopBackbone(host)).ok()?;
+    Some(Box::new(move |action| names.describe(&root, action)))
 }
 
 /// `order(0, 1) = BEFORE` with a model, `c0(0, 1) = #0` without.

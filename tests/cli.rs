@@ -469,6 +469,16 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
         "{tuned}"
     );
     assert!(work.join("journal.jsonl").exists() && work.join("journal.svg").exists());
+    // The report names the decisions as the kernel does.
+    let journal = work.join("journal.jsonl");
+    let output = commute(&["report", journal.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("best leaf's decisions"), "{report}");
+    assert!(
+        report.contains("dim_kind(") && !report.contains("c1("),
+        "{report}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -230,6 +230,8 @@ impl<B: Backbone> Candidate<B> {
         let model = layout.model;
         let mut propagator =
             Propagator::new(&layout, &mut self.words).explaining(self.reasons.as_deref_mut());
+        // Counters read bit planes.
+        propagator.rebuild_planes();
         // Counters of counters: repeat until stable (the checker rejects
         // cycles, so this takes at most one pass per level).
         for _ in 0..=model.choices.len() {
@@ -519,18 +521,30 @@ impl<B: Backbone> Candidate<B> {
 
     /// One action per value the instance can still take.
     pub fn alternatives(&self, instance: &InstanceId) -> Vec<Action> {
-        let mask = match self.domain(instance) {
-            Some(Domain::Enum(mask)) | Some(Domain::Integer { mask, .. }) => mask,
+        // The mask `domain` gives, without building a `Domain`.
+        let layout = &self.layout;
+        let mask = match layout.model.choices.get(instance.choice as usize) {
+            Some(choice)
+                if instance.objects.len() == choice.params.len()
+                    && !matches!(choice.kind, ChoiceKind::Counter(_))
+                    && layout.instance_exists(instance.choice, &instance.objects) =>
+            {
+                read_mask(layout, &self.words, instance.choice, &instance.objects)
+            }
             _ => 0,
         };
-        (0..64)
-            .filter(|bit| mask & (1 << bit) != 0)
-            .map(|bit| Action {
+        let mut out = Vec::with_capacity(mask.count_ones() as usize);
+        let mut rest = mask;
+        while rest != 0 {
+            let bit = rest.trailing_zeros();
+            rest &= rest - 1;
+            out.push(Action {
                 choice: instance.choice,
                 objects: instance.objects.clone(),
                 values: 1 << bit,
-            })
-            .collect()
+            });
+        }
+        out
     }
 
     /// Whether every enum and integer instance has exactly one value.

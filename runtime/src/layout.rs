@@ -8,6 +8,8 @@ use crate::backbone::{Backbone, ObjectId};
 use crate::model::{ChoiceKind, CounterDef, Literal, Model, PropertyType, Symmetry, Universe};
 use crate::propagate::map_mask;
 
+use crate::plan;
+
 /// Variables in one scope, at most.
 pub const MAX_VARS: usize = 16;
 
@@ -32,6 +34,10 @@ impl fmt::Display for LayoutError {
 impl std::error::Error for LayoutError {}
 
 const ABSENT: u32 = u32::MAX;
+
+/// Triangle instances of sets of up to this many objects find their
+/// positions in a table.
+const TRIANGLE_TABLE_OBJECTS: usize = 64;
 
 /// Antisymmetric enum choices with at most this many values map masks
 /// through their inverse with a table.
@@ -72,7 +78,7 @@ pub(crate) struct Planes {
 /// per counter instance: `objects[starts[i]..starts[i + 1]]`, `width`
 /// objects per binding.
 #[derive(Debug)]
-struct CounterTuples {
+pub(crate) struct CounterTuples {
     width: usize,
     starts: Vec<u32>,
     objects: Vec<ObjectId>,
@@ -104,9 +110,20 @@ pub struct Layout {
     inverse_tables: Vec<Vec<u64>>,
     /// Counters whose quantifier ranges over static sets: per instance, the
     /// bindings their increments are counted on (see [`CounterTuples`]).
-    counter_tuples: Vec<Option<CounterTuples>>,
+    pub(crate) counter_tuples: Vec<Option<CounterTuples>>,
     /// Integer choices: sorted universe per instance.
     universes: Vec<Vec<Vec<i64>>>,
+    /// Per choice, the constraint literals a change of one of its
+    /// instances visits (see [`plan::visits`]).
+    pub(crate) visits: Vec<Vec<plan::Visit>>,
+    /// Per boolean property and parameter, where it holds for each tuple
+    /// of the other arguments (see [`plan::PropertyRows`]).
+    pub(crate) property_rows: Vec<Vec<Option<plan::PropertyRows>>>,
+    /// Per counter, how it is counted over bitsets, if it can be.
+    pub(crate) counter_plans: Vec<Option<plan::CounterPlan>>,
+    /// [`Layout::triangle_positions`] of the first instances (those of a
+    /// set of up to [`TRIANGLE_TABLE_OBJECTS`] objects).
+    triangle_table: Vec<(u8, u8)>,
     pub words: usize,
     /// Instances of all choices.
     pub instances: usize,
@@ -155,6 +172,15 @@ impl Layout {
                 .collect(),
             counter_tuples: Vec::new(),
             universes: vec![Vec::new(); model.choices.len()],
+            visits: Vec::new(),
+            property_rows: Vec::new(),
+            counter_plans: Vec::new(),
+            triangle_table: (0..TRIANGLE_TABLE_OBJECTS * (TRIANGLE_TABLE_OBJECTS - 1) / 2)
+                .map(|i| {
+                    let (low, high) = triangle_positions(i);
+                    (low as u8, high as u8)
+                })
+                .collect(),
             words: 0,
             instances: 0,
         };
@@ -313,6 +339,9 @@ impl Layout {
         layout.counter_tuples = (0..model.choices.len())
             .map(|c| layout.static_counter_tuples(c as u16))
             .collect();
+        layout.property_rows = plan::property_rows(&layout);
+        layout.visits = plan::visits(&layout);
+        layout.counter_plans = plan::counter_plans(&layout);
         Ok(layout)
     }
 
@@ -459,6 +488,31 @@ impl Layout {
         (p != ABSENT).then_some(p as usize)
     }
 
+    /// The positions in its root set of the objects of `slot` for which a
+    /// boolean property holds, the other arguments given by `object(i)`
+    /// (`None` without rows for this slot).
+    #[inline]
+    pub(crate) fn property_row(
+        &self,
+        property: u16,
+        slot: usize,
+        object: impl Fn(usize) -> ObjectId,
+    ) -> Option<u64> {
+        let rows = self.property_rows[property as usize].get(slot)?.as_ref()?;
+        let sets = self.model.properties[property as usize].params;
+        let mut index = 0;
+        for (i, &set) in sets.iter().enumerate() {
+            if i == slot {
+                continue;
+            }
+            match self.position(set, object(i)) {
+                Some(p) => index = index * self.objects[set as usize].len() + p,
+                None => return Some(0),
+            }
+        }
+        Some(rows.rows[index])
+    }
+
     /// Dense index of a tuple of objects of `sets`.
     fn tuple_index(&self, sets: &[u16], args: &[ObjectId]) -> Option<usize> {
         let mut index = 0;
@@ -586,14 +640,10 @@ impl Layout {
 
     /// Positions `(low, high)` of the objects of a triangle instance.
     pub(crate) fn triangle_positions(&self, instance: usize) -> (usize, usize) {
-        let mut high = ((((8 * instance + 1) as f64).sqrt() + 1.0) / 2.0) as usize;
-        while high * high.saturating_sub(1) / 2 > instance {
-            high -= 1;
+        if let Some(&(low, high)) = self.triangle_table.get(instance) {
+            return (low as usize, high as usize);
         }
-        while (high + 1) * high / 2 <= instance {
-            high += 1;
-        }
-        (instance - high * (high - 1) / 2, high)
+        triangle_positions(instance)
     }
 
     /// The objects of a set without parameters.
@@ -681,4 +731,16 @@ fn position_table(objects: &[ObjectId]) -> Vec<u32> {
         table[object as usize] = position as u32;
     }
     table
+}
+
+/// Positions `(low, high)` of the objects of a triangle instance, computed.
+fn triangle_positions(instance: usize) -> (usize, usize) {
+    let mut high = ((((8 * instance + 1) as f64).sqrt() + 1.0) / 2.0) as usize;
+    while high * high.saturating_sub(1) / 2 > instance {
+        high -= 1;
+    }
+    while (high + 1) * high / 2 <= instance {
+        high += 1;
+    }
+    (instance - high * (high - 1) / 2, high)
 }

@@ -12,6 +12,7 @@ pub mod explore;
 pub mod fix;
 pub mod layout;
 pub mod model;
+mod plan;
 mod propagate;
 pub mod search;
 pub mod testing;

@@ -6,8 +6,12 @@ use fixedbitset::FixedBitSet;
 
 use crate::action::{DeadEnd, InstanceId};
 use crate::backbone::ObjectId;
-use crate::layout::{Layout, MAX_VARS};
+use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
+use crate::plan::{
+    Checks, CounterLiteral, CounterPlan, Fallback, RowLiteral, ScreenLiteral, ScreenPlan,
+    VectorPlan,
+};
 
 /// Objects bound to the variables of one scope.
 #[derive(Clone, Copy)]
@@ -75,15 +79,6 @@ pub(crate) enum Status {
     True,
     False,
     Unknown,
-}
-
-/// A literal's status for every value of a free variable.
-enum RowStatus {
-    /// The literal does not read the free variable.
-    Constant(Status),
-    /// Bit sets over the free variable's positions: certainly true, and
-    /// certainly false.
-    Row { t: u64, f: u64 },
 }
 
 /// The inclusive range a term may take.
@@ -225,7 +220,7 @@ impl<'a> Propagator<'a> {
             return Ok(());
         }
         self.words[word] = new;
-        self.write_planes(choice, instance, new);
+        self.clear_planes(choice, instance, old & !new);
         if new == 0 {
             let emptied = InstanceId {
                 choice,
@@ -558,8 +553,36 @@ impl<'a> Propagator<'a> {
         }
     }
 
+    /// Takes the values `removed` from a triangle instance out of its
+    /// choice's planes.
+    #[inline]
+    fn clear_planes(&mut self, choice: u16, instance: usize, removed: u64) {
+        let shape = &self.layout.shapes[choice as usize];
+        let Some(planes) = shape.planes else { return };
+        let (low, high) = self.layout.triangle_positions(instance);
+        let inverse = match self.model().choices[choice as usize].symmetry {
+            Symmetry::Antisymmetric { inverse } => Some(inverse),
+            _ => None,
+        };
+        let all = if planes.values >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << planes.values) - 1
+        };
+        let mut rest = removed & all;
+        while rest != 0 {
+            let v = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let back = inverse.map_or(v, |inverse| {
+                inverse.get(v).copied().unwrap_or(v as u8) as usize
+            });
+            self.words[planes.base + low * planes.values + v] &= !(1 << high);
+            self.words[planes.base + high * planes.values + back] &= !(1 << low);
+        }
+    }
+
     /// Recomputes every plane from the masks.
-    fn rebuild_planes(&mut self) {
+    pub fn rebuild_planes(&mut self) {
         let layout = self.layout;
         for (c, shape) in layout.shapes.iter().enumerate() {
             let Some(planes) = shape.planes else { continue };
@@ -572,64 +595,55 @@ impl<'a> Propagator<'a> {
         }
     }
 
-    /// Filters every instance of `constraint` that extends `b` by one
-    /// variable, all at once over bit planes. `None` when the clause does
-    /// not have that shape (then the caller enumerates).
-    fn vector_filter(&mut self, constraint: u16, b: &Binding) -> Option<Flow> {
+    /// Filters every instance of `constraint` that extends `b` by the free
+    /// variable of `plan`, all at once over bit planes. `None` when a
+    /// literal cannot be read from planes for these objects (then the
+    /// caller enumerates).
+    /// Literal `known_false`, if any, is false for `b` (it is not read).
+    fn vector_filter(
+        &mut self,
+        constraint: u16,
+        plan: &VectorPlan,
+        known_false: Option<usize>,
+        b: &Binding,
+    ) -> Option<Flow> {
         let layout = self.layout;
-        let def = &self.model().constraints[constraint as usize];
-        let mut free = None;
-        for (i, var) in def.vars.iter().enumerate() {
-            if !b.is_bound(i as Var) {
-                if free.is_some() {
-                    return None;
-                }
-                free = Some(i);
-            } else if !layout.is_plain_root[var.set as usize] {
-                return None;
-            }
-        }
-        let z = free?;
-        let set = def.vars[z].set;
-        if !layout.is_plain_root[set as usize] {
-            return None;
-        }
-        let objects = layout.plain_objects(set);
-        let n = objects.len();
-        if n > 64 {
-            return None;
-        }
+        let set = plan.set;
+        let z = plan.z as usize;
         // Positions z may take: objects distinct from the bound ones.
-        let mut valid: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let root = layout.roots[set as usize];
-        for (i, var) in def.vars.iter().enumerate() {
-            if i != z && layout.roots[var.set as usize] == root {
-                if let Some(p) = layout.position(set, b.objects[i]) {
-                    valid &= !(1u64 << p);
-                }
+        let mut valid = plan.full;
+        for &i in &plan.same_root {
+            if let Some(p) = layout.position(set, b.objects[i as usize]) {
+                valid &= !(1u64 << p);
             }
         }
         // Per literal: where it is certainly false; any certainly true
         // position is satisfied.
         let mut sat = 0u64;
         let mut all_false = valid;
-        // Constraints have few literals; longer ones take the slow path.
-        let mut falses = [0u64; 16];
-        if def.literals.len() > falses.len() {
-            return None;
-        }
-        for (index, literal) in def.literals.iter().enumerate() {
-            let (t, f) = match self.row_status(literal, b, z)? {
-                RowStatus::Constant(Status::True) => return Some(Ok(())),
-                RowStatus::Constant(Status::False) => (0, valid),
-                RowStatus::Constant(Status::Unknown) => (0, 0),
-                RowStatus::Row { t, f } => (t & valid, f & valid),
+        // Positions where at least one literal, and at least two, are not
+        // false.
+        let (mut one, mut two) = (0u64, 0u64);
+        for (index, literal) in plan.literals.iter().enumerate() {
+            let (t, f) = match literal {
+                RowLiteral::Constant(_) if known_false == Some(index) => (0, valid),
+                RowLiteral::Constant(literal) => match self.status(literal, b) {
+                    Status::True => return Some(Ok(())),
+                    Status::False => (0, valid),
+                    Status::Unknown => (0, 0),
+                },
+                row => {
+                    let (t, f) = self.row_status(row, b)?;
+                    (t & valid, f & valid)
+                }
             };
             sat |= t;
             all_false &= f;
-            falses[index] = f;
+            two |= one & !f;
+            one |= !f;
         }
-        let falses = &falses[..def.literals.len()];
+        let def = &self.model().constraints[constraint as usize];
+        let objects = layout.plain_objects(set);
         let open = valid & !sat;
         if open & all_false != 0 {
             let p = (open & all_false).trailing_zeros() as usize;
@@ -640,161 +654,214 @@ impl<'a> Propagator<'a> {
         }
         // Positions where every literal but one is false: filter them one
         // by one, which enforces the remaining literal.
-        let mut units = 0u64;
-        for k in 0..falses.len() {
-            let mut unit = open & !falses[k];
-            for (j, &other) in falses.iter().enumerate() {
-                if j != k {
-                    unit &= other;
-                }
-            }
-            units |= unit;
-        }
+        let mut units = open & one & !two;
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
             let mut with_z = *b;
             with_z.bind(z as Var, objects[p]);
-            if let Err(error) = self.filter(constraint, &with_z) {
+            if let Err(error) = self.filter_at(constraint, plan, known_false, b, &with_z, p) {
                 return Some(Err(error));
             }
         }
         Some(Ok(()))
     }
 
-    /// The status of a literal for every value of the free variable `z`, or
-    /// `None` if it cannot be read from planes.
-    fn row_status(&self, literal: &Literal, b: &Binding, z: usize) -> Option<RowStatus> {
-        let z = z as Var;
-        let mentions = |args: &[Var]| args.contains(&z);
+    /// [`Propagator::filter`] at position `p` of the free variable of
+    /// `plan` (`with_z` is `b` with it bound), the literals read from
+    /// planes as in [`Propagator::vector_filter`].
+    fn filter_at(
+        &mut self,
+        constraint: u16,
+        plan: &VectorPlan,
+        known_false: Option<usize>,
+        b: &Binding,
+        with_z: &Binding,
+        p: usize,
+    ) -> Flow {
+        let def = &self.model().constraints[constraint as usize];
+        let mut unknown = None;
+        for (index, literal) in plan.literals.iter().enumerate() {
+            let status = match literal {
+                RowLiteral::Constant(_) if known_false == Some(index) => Status::False,
+                RowLiteral::Constant(literal) => self.status(literal, with_z),
+                row => match self.row_status(row, b) {
+                    Some((t, _)) if t & (1 << p) != 0 => Status::True,
+                    Some((_, f)) if f & (1 << p) != 0 => Status::False,
+                    Some(_) => Status::Unknown,
+                    None => return self.filter(constraint, with_z),
+                },
+            };
+            match status {
+                Status::True => return Ok(()),
+                Status::False => {}
+                Status::Unknown if unknown.is_some() => return Ok(()),
+                Status::Unknown => unknown = Some(&def.literals[index]),
+            }
+        }
+        self.enforce_clause(constraint, unknown, with_z)
+    }
+
+    /// Where a literal read from planes is certainly true and certainly
+    /// false, over the positions of the free variable; `None` when it
+    /// cannot be read for these objects.
+    #[inline(always)]
+    fn row_status(&self, literal: &RowLiteral, b: &Binding) -> Option<(u64, u64)> {
         match literal {
-            Literal::Is { instance, .. } if !mentions(instance.args) => {
-                Some(RowStatus::Constant(self.status(literal, b)))
+            RowLiteral::Is { u, planes, stored } => {
+                let first = self.plane_row(planes, b.objects[*u as usize])?;
+                let (has_in, has_out) = self.row_masks(first, planes.values, *stored);
+                Some((!has_out, !has_in))
             }
-            Literal::Is { instance, values } => {
-                let (has_in, has_out) = self.row_masks(instance, *values, b, z)?;
-                Some(RowStatus::Row {
-                    t: !has_out,
-                    f: !has_in,
-                })
-            }
-            Literal::Same { lhs, rhs, equal } => {
-                let (fixed, row) = match (mentions(lhs.args), mentions(rhs.args)) {
-                    (false, false) => return Some(RowStatus::Constant(self.status(literal, b))),
-                    (false, true) => (lhs, rhs),
-                    (true, false) => (rhs, lhs),
-                    (true, true) => return self.row_same(lhs, rhs, *equal, b, z),
-                };
-                if fixed.choice != row.choice {
-                    return None;
-                }
+            RowLiteral::Same {
+                fixed,
+                choice,
+                u,
+                planes,
+                inverse,
+                equal,
+            } => {
+                let first = self.plane_row(planes, b.objects[*u as usize])?;
                 let m = self.mask_of(fixed, b);
-                let (has_in, has_out) = self.row_masks(row, m, b, z)?;
+                let stored = if *inverse {
+                    self.layout.map_inverse(*choice, m)
+                } else {
+                    m
+                };
+                let (has_in, has_out) = self.row_masks(first, planes.values, stored);
                 // Equal: certain when both are the same single value;
                 // impossible when they share no value.
                 let same = if m.count_ones() == 1 { !has_out } else { 0 };
                 Some(if *equal {
-                    RowStatus::Row {
-                        t: same,
-                        f: !has_in,
-                    }
+                    (same, !has_in)
                 } else {
-                    RowStatus::Row {
-                        t: !has_in,
-                        f: same,
-                    }
+                    (!has_in, same)
                 })
             }
-            Literal::Property { args, .. } if !mentions(args) => {
-                Some(RowStatus::Constant(self.status(literal, b)))
+            RowLiteral::SameRows {
+                planes,
+                lhs,
+                rhs,
+                equal,
+            } => {
+                let l_first = self.plane_row(planes, b.objects[lhs.0 as usize])?;
+                let r_first = self.plane_row(planes, b.objects[rhs.0 as usize])?;
+                let (t, f) = self.row_same(planes.values, (l_first, lhs.1), (r_first, rhs.1));
+                Some(if *equal { (t, f) } else { (f, t) })
             }
-            Literal::Property { .. } => None,
-            Literal::Compare { lhs, rhs, .. } => {
-                let reads_z = |t: &Term| match t {
-                    Term::Const(_) => false,
-                    Term::Property { args, .. } => mentions(args),
-                    Term::Choice(inst) => mentions(inst.args),
-                };
-                if reads_z(lhs) || reads_z(rhs) {
-                    None
-                } else {
-                    Some(RowStatus::Constant(self.status(literal, b)))
+            RowLiteral::Constant(_) | RowLiteral::Unsupported => None,
+        }
+    }
+
+    /// Whether the bound objects of a binding belong to their sets and
+    /// are distinct where they must be.
+    #[inline]
+    fn passes(&self, checks: &Checks, b: &Binding) -> bool {
+        checks
+            .members
+            .iter()
+            .all(|&(v, set)| self.layout.position(set, b.objects[v as usize]).is_some())
+            && checks
+                .distinct
+                .iter()
+                .all(|&(v, w)| b.objects[v as usize] != b.objects[w as usize])
+    }
+
+    /// Filters the completions of `b` by the free variable of `plan`, in
+    /// the order `for_each` visits them, less those where a literal is
+    /// certainly true (`filter` would do nothing there).
+    fn screen_filter(&mut self, constraint: u16, plan: &ScreenPlan, b: &Binding) -> Flow {
+        if !self.passes(&plan.checks, b) {
+            return Ok(());
+        }
+        let layout = self.layout;
+        let mut sat = 0u64;
+        for literal in &plan.literals {
+            match literal {
+                ScreenLiteral::Constant(literal) => {
+                    if self.status(literal, b) == Status::True {
+                        return Ok(());
+                    }
+                }
+                ScreenLiteral::Row(row) => {
+                    if let Some((t, _)) = self.row_status(row, b) {
+                        sat |= t;
+                    }
+                }
+                ScreenLiteral::Property {
+                    property,
+                    slot,
+                    args,
+                    negated,
+                } => {
+                    if let Some(bits) =
+                        layout.property_row(*property, *slot, |i| b.objects[args[i] as usize])
+                    {
+                        sat |= if *negated { !bits } else { bits };
+                    }
+                }
+                ScreenLiteral::Skip => {}
+            }
+        }
+        'objects: for &object in layout.plain_objects(plan.set) {
+            for &v in &plan.same_root {
+                if b.objects[v as usize] == object {
+                    continue 'objects;
                 }
             }
+            if let Some(p) = layout.position(plan.root, object) {
+                if sat & (1 << p) != 0 {
+                    continue;
+                }
+            }
+            let mut with_z = *b;
+            with_z.bind(plan.z, object);
+            self.filter(constraint, &with_z)?;
         }
+        Ok(())
     }
 
-    /// The planes of an instance `c(u, z)` or `c(z, u)` of a choice with
-    /// planes, as seen in that order: `(first word, values, inverse)`
-    /// where value `v` of the instance is the plane word `first +
-    /// inverse(v)` (`inverse` is `None` when reading in storage order).
-    fn row_planes(
-        &self,
-        instance: &InstanceRef,
-        b: &Binding,
-        z: Var,
-    ) -> Option<(usize, usize, Option<&'static [u8]>)> {
-        let shape = &self.layout.shapes[instance.choice as usize];
-        let planes = shape.planes?;
-        let [x, y] = instance.args else { return None };
-        let (u, forward) = match (*x == z, *y == z) {
-            (false, true) => (*x, true),
-            (true, false) => (*y, false),
-            _ => return None,
-        };
-        let row = self.layout.position(planes.set, b.objects[u as usize])?;
-        // `c(z, u)` takes v iff `c(u, z)` takes the inverse of v.
-        let inverse = match (
-            forward,
-            self.model().choices[instance.choice as usize].symmetry,
-        ) {
-            (false, Symmetry::Antisymmetric { inverse }) => Some(inverse),
-            _ => None,
-        };
-        Some((planes.base + row * planes.values, planes.values, inverse))
+    /// The first plane word of the row of `object`, if it has one.
+    #[inline]
+    fn plane_row(&self, planes: &Planes, object: ObjectId) -> Option<usize> {
+        let row = self.layout.position(planes.set, object)?;
+        Some(planes.base + row * planes.values)
     }
 
-    /// For an instance `c(u, z)` or `c(z, u)` of a choice with planes: the
-    /// positions `z` whose domain meets `values`, and those whose domain
-    /// has a value outside `values`.
-    fn row_masks(
-        &self,
-        instance: &InstanceRef,
-        values: u64,
-        b: &Binding,
-        z: Var,
-    ) -> Option<(u64, u64)> {
-        let (first, count, inverse) = self.row_planes(instance, b, z)?;
-        // In storage order, the values are their images by the inverse.
-        let stored = match inverse {
-            Some(_) => self.layout.map_inverse(instance.choice, values),
-            None => values,
+    /// Over the `count` planes of a row from word `first`: the positions
+    /// whose domain meets `stored` (values in storage orientation), and
+    /// those whose domain has a value outside it.
+    #[inline]
+    fn row_masks(&self, first: usize, count: usize, stored: u64) -> (u64, u64) {
+        let row = &self.words[first..first + count];
+        let all = if count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << count) - 1
         };
         let (mut has_in, mut has_out) = (0u64, 0u64);
-        for (v, &plane) in self.words[first..first + count].iter().enumerate() {
-            // All ones when `v` is in `stored`, without a branch.
-            let inside = 0u64.wrapping_sub((stored >> v) & 1);
-            has_in |= plane & inside;
-            has_out |= plane & !inside;
+        let mut inside = stored & all;
+        while inside != 0 {
+            has_in |= row[inside.trailing_zeros() as usize];
+            inside &= inside - 1;
         }
-        Some((has_in, has_out))
+        let mut outside = !stored & all;
+        while outside != 0 {
+            has_out |= row[outside.trailing_zeros() as usize];
+            outside &= outside - 1;
+        }
+        (has_in, has_out)
     }
 
-    /// `c(u, z) == c(w, z)` (or `!=`, in any orientation) for every `z`,
-    /// both instances read from planes.
+    /// `c(u, z) == c(w, z)` for every `z`, both rows read from planes
+    /// (each as its first word and the inverse its values are read
+    /// through): where it certainly holds, and where it certainly fails.
     fn row_same(
         &self,
-        lhs: &InstanceRef,
-        rhs: &InstanceRef,
-        equal: bool,
-        b: &Binding,
-        z: Var,
-    ) -> Option<RowStatus> {
-        if lhs.choice != rhs.choice {
-            return None;
-        }
-        let (l_first, count, l_inverse) = self.row_planes(lhs, b, z)?;
-        let (r_first, _, r_inverse) = self.row_planes(rhs, b, z)?;
+        count: usize,
+        (l_first, l_inverse): (usize, Option<&[u8]>),
+        (r_first, r_inverse): (usize, Option<&[u8]>),
+    ) -> (u64, u64) {
         let stored = |inverse: Option<&[u8]>, v: usize| {
             inverse.map_or(v, |inv| inv.get(v).copied().unwrap_or(v as u8) as usize)
         };
@@ -812,17 +879,7 @@ impl<'a> Propagator<'a> {
         }
         // Both a single value, and a shared one: the same value.
         let same = common & l_one & !l_two & r_one & !r_two;
-        Some(if equal {
-            RowStatus::Row {
-                t: same,
-                f: !common,
-            }
-        } else {
-            RowStatus::Row {
-                t: !common,
-                f: same,
-            }
-        })
+        (same, !common)
     }
 
     // ---------------------------------------------------------------- constraints
@@ -840,6 +897,18 @@ impl<'a> Propagator<'a> {
                 Status::Unknown => unknown = Some(literal),
             }
         }
+        self.enforce_clause(constraint, unknown, b)
+    }
+
+    /// The end of [`Propagator::filter`]: enforces the one literal that
+    /// can still hold, or fails when none can.
+    fn enforce_clause(
+        &mut self,
+        constraint: u16,
+        unknown: Option<&'static Literal>,
+        b: &Binding,
+    ) -> Flow {
+        let def = &self.model().constraints[constraint as usize];
         let outer = std::mem::replace(
             &mut self.cause,
             Reason {
@@ -1046,6 +1115,12 @@ impl<'a> Propagator<'a> {
         let tuples = layout
             .instance(choice, params)
             .and_then(|(instance, _)| layout.counter_tuples(choice, instance));
+        if let (Some(_), Some(plan), false) = (tuples, &layout.counter_plans[choice as usize], want)
+        {
+            if let Some(range) = self.count_rows(plan, params) {
+                return range;
+            }
+        }
         if let Some((width, tuples)) = tuples {
             // Static quantifier: the bindings are listed in the layout.
             let mut b = Binding::empty();
@@ -1077,6 +1152,84 @@ impl<'a> Propagator<'a> {
             *out = collected;
         }
         total
+    }
+
+    /// The range of a counter `sum 1 when ...` over one quantified
+    /// variable, counted over bitsets: increments whose condition is
+    /// certainly true, and those where it is unknown. `None` when a row
+    /// cannot be read for these parameters.
+    fn count_rows(&self, plan: &CounterPlan, params: &[ObjectId]) -> Option<Range> {
+        let layout = self.layout;
+        let mut b = Binding::empty();
+        for (i, &o) in params.iter().enumerate() {
+            b.bind(i as Var, o);
+        }
+        if !self.passes(&plan.checks, &b) {
+            return Some(Range { min: 0, max: 0 });
+        }
+        let mut domain = plan.members;
+        for &v in &plan.same_root {
+            if let Some(p) = layout.position(plan.root, b.objects[v as usize]) {
+                domain &= !(1u64 << p);
+            }
+        }
+        // Where every literal is certainly true, and where one is
+        // certainly false.
+        let (mut t, mut f) = (u64::MAX, 0u64);
+        let mut gathered = false;
+        for literal in &plan.literals {
+            match literal {
+                CounterLiteral::Constant(literal) => match self.status(literal, &b) {
+                    Status::True => {}
+                    Status::False => f = u64::MAX,
+                    Status::Unknown => t = 0,
+                },
+                CounterLiteral::Row(row) => {
+                    let (rt, rf) = self.row_status(row, &b)?;
+                    t &= rt;
+                    f |= rf;
+                }
+                CounterLiteral::Property {
+                    property,
+                    slot,
+                    args,
+                    negated,
+                } => {
+                    let bits = layout
+                        .property_row(*property, *slot, |i| b.objects[args[i] as usize])
+                        .unwrap_or(0);
+                    let holds = if *negated { !bits } else { bits };
+                    t &= holds;
+                    f |= !holds;
+                }
+                CounterLiteral::Gather(_) => gathered = true,
+            }
+        }
+        if gathered {
+            let objects = layout.plain_objects(plan.root);
+            let mut rest = domain & !f;
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut with_z = b;
+                with_z.bind(plan.z, objects[p]);
+                for literal in &plan.literals {
+                    if let CounterLiteral::Gather(literal) = literal {
+                        match self.status(literal, &with_z) {
+                            Status::True => {}
+                            Status::False => f |= 1 << p,
+                            Status::Unknown => t &= !(1 << p),
+                        }
+                    }
+                }
+            }
+        }
+        let certain = (domain & t & !f).count_ones() as i64;
+        let unknown = (domain & !t & !f).count_ones() as i64;
+        Some(Range {
+            min: certain,
+            max: certain + unknown,
+        })
     }
 
     /// Adds one increment of a counter to `total`: returns its contribution,
@@ -1239,7 +1392,14 @@ impl<'a> Propagator<'a> {
             self.words[word + 1] = max as u64;
             self.enqueue(choice, instance, old_min as u64);
         }
-        if (min, max) != (computed.min, computed.max) {
+        // A counter `sum 1 when ...` forces an uncertain increment only
+        // when its bound meets what its inputs allow: off when `max` is
+        // the count of certain increments, on when `min` is the count of
+        // possible ones (certain increments always fit).
+        let forced = self.layout.counter_plans[choice as usize].is_none()
+            || computed.min >= max
+            || computed.max <= min;
+        if (min, max) != (computed.min, computed.max) && forced {
             self.back_propagate(choice, params, min, max)?;
         }
         Ok(())
@@ -1420,42 +1580,46 @@ impl<'a> Propagator<'a> {
             self.mask(choice, orientations[0]),
             orientations.get(1).map_or(0, |o| self.mask(choice, o)),
         ];
-        for clause in model
-            .clauses_by_choice
-            .get(choice as usize)
-            .copied()
-            .unwrap_or(&[])
-        {
-            let def = &model.constraints[clause.constraint as usize];
-            let literal = &def.literals[clause.literal as usize];
-            for instance in literal_instances(literal).into_iter().flatten() {
-                if instance.choice != choice {
-                    continue;
-                }
-                for (orientation, objects) in orientations.iter().enumerate() {
-                    // An `is` literal that did not become false cannot make
-                    // any instance of its constraint fail or unit: the other
-                    // literals did not change, and each literal that became
-                    // false is visited through its own clause.
-                    if let (Literal::Is { values, .. }, true) = (literal, is_enum) {
-                        if masks[orientation] & values != 0 {
-                            continue;
-                        }
+        let layout = self.layout;
+        for visit in &layout.visits[choice as usize] {
+            for (orientation, objects) in orientations.iter().enumerate() {
+                // An `is` literal that did not become false cannot make
+                // any instance of its constraint fail or unit: the other
+                // literals did not change, and each literal that became
+                // false is visited through its own clause.
+                if let (Some(values), true) = (visit.is_values, is_enum) {
+                    if masks[orientation] & values != 0 {
+                        continue;
                     }
-                    let mut b = Binding::empty();
-                    if instance
-                        .args
-                        .iter()
-                        .zip(objects.iter())
-                        .all(|(&v, &o)| b.bind(v, o))
-                    {
-                        if let Some(flow) = self.vector_filter(clause.constraint, &b) {
+                }
+                let mut b = Binding::empty();
+                if visit
+                    .args
+                    .iter()
+                    .zip(objects.iter())
+                    .all(|(&v, &o)| b.bind(v, o))
+                {
+                    if let Some(plan) = &visit.plan {
+                        if let Some(flow) =
+                            self.vector_filter(visit.constraint, plan, visit.known_false, &b)
+                        {
                             flow?;
                             continue;
                         }
-                        self.for_each(def.vars, &mut b, &mut |p, b| {
-                            p.filter(clause.constraint, b)
-                        })?;
+                    }
+                    match &visit.fallback {
+                        Fallback::Bound(checks) => {
+                            if self.passes(checks, &b) {
+                                self.filter(visit.constraint, &b)?;
+                            }
+                        }
+                        Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b)?,
+                        Fallback::Generic => {
+                            let def = &model.constraints[visit.constraint as usize];
+                            self.for_each(def.vars, &mut b, &mut |p, b| {
+                                p.filter(visit.constraint, b)
+                            })?;
+                        }
                     }
                 }
             }

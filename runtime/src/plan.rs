@@ -1,0 +1,628 @@
+//! What a change of one choice instance runs, compiled once per layout:
+//! per choice, the constraint literals that read it (in the order the
+//! propagator visits them) and, for each, how the constraint is filtered
+//! over bit planes once the literal's variables are bound (see
+//! `Propagator::vector_filter`).
+
+use crate::layout::{Layout, Planes};
+use crate::model::*;
+use crate::propagate::{literal_instances, map_mask};
+
+/// One instance of a literal that reads the changed choice: the literal's
+/// variables `args` are bound to the changed instance's objects.
+#[derive(Debug)]
+pub(crate) struct Visit {
+    pub constraint: u16,
+    pub args: &'static [Var],
+    /// For an `is` literal: its values (a literal that did not become
+    /// false is skipped).
+    pub is_values: Option<u64>,
+    /// How to filter every completion at once, when the constraint has
+    /// that shape.
+    pub plan: Option<VectorPlan>,
+    /// How to enumerate the completions otherwise.
+    pub fallback: Fallback,
+    /// For an `is` literal of an enum choice: its index. A visit that is
+    /// not skipped finds it false (the changed instance's domain misses
+    /// its values and is not empty).
+    pub known_false: Option<usize>,
+}
+
+/// A constraint with every variable bound but `z`, filtered for every
+/// position of `z` in its set at once.
+#[derive(Debug)]
+pub(crate) struct VectorPlan {
+    pub z: Var,
+    /// The set of `z`: a plain root set of at most 64 objects.
+    pub set: u16,
+    /// Every position of the set.
+    pub full: u64,
+    /// Bound variables of the same root set as `z` (their positions are
+    /// taken out).
+    pub same_root: Vec<Var>,
+    pub literals: Vec<RowLiteral>,
+}
+
+/// How one literal is read for every position of the free variable.
+#[derive(Debug)]
+pub(crate) enum RowLiteral {
+    /// The literal does not read the free variable.
+    Constant(&'static Literal),
+    /// `c(u, z) is values` (or `c(z, u)`): `stored` are the values in
+    /// storage orientation.
+    Is { u: Var, planes: Planes, stored: u64 },
+    /// `fixed == c(u, z)` (or `!=`, either orientation of the row).
+    Same {
+        fixed: &'static InstanceRef,
+        choice: u16,
+        u: Var,
+        planes: Planes,
+        inverse: bool,
+        equal: bool,
+    },
+    /// `c(u, z) == c(w, z)` (or `!=`, in any orientation).
+    SameRows {
+        planes: Planes,
+        lhs: (Var, Option<&'static [u8]>),
+        rhs: (Var, Option<&'static [u8]>),
+        equal: bool,
+    },
+    /// Not readable from planes: the caller enumerates.
+    Unsupported,
+}
+
+/// Literals per constraint at most for the vector path.
+pub(crate) const MAX_ROW_LITERALS: usize = 16;
+
+/// The visits of every choice.
+pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
+    let model = layout.model;
+    (0..model.choices.len())
+        .map(|choice| {
+            let mut out = Vec::new();
+            for clause in model.clauses_by_choice.get(choice).copied().unwrap_or(&[]) {
+                let def = &model.constraints[clause.constraint as usize];
+                let literal = &def.literals[clause.literal as usize];
+                for instance in literal_instances(literal).into_iter().flatten() {
+                    if instance.choice as usize != choice {
+                        continue;
+                    }
+                    let is_values = match literal {
+                        Literal::Is { values, .. } => Some(*values),
+                        _ => None,
+                    };
+                    let bound = instance.args.iter().fold(0u32, |m, &v| m | 1 << v);
+                    let is_enum = matches!(model.choices[choice].kind, ChoiceKind::Enum { .. });
+                    out.push(Visit {
+                        constraint: clause.constraint,
+                        args: instance.args,
+                        is_values,
+                        plan: vector_plan(layout, def, bound),
+                        fallback: fallback(layout, def, bound),
+                        known_false: (is_values.is_some() && is_enum)
+                            .then_some(clause.literal as usize),
+                    });
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The plan for `def` with the variables of `bound` bound, if it has one
+/// free variable over a plain set of at most 64 objects and every other
+/// variable ranges over a plain root set.
+fn vector_plan(layout: &Layout, def: &ConstraintDef, bound: u32) -> Option<VectorPlan> {
+    let mut free = None;
+    for (i, var) in def.vars.iter().enumerate() {
+        if bound & (1 << i) == 0 {
+            if free.is_some() {
+                return None;
+            }
+            free = Some(i);
+        } else if !layout.is_plain_root[var.set as usize] {
+            return None;
+        }
+    }
+    let z = free?;
+    let set = def.vars[z].set;
+    if !layout.is_plain_root[set as usize] {
+        return None;
+    }
+    let n = layout.plain_objects(set).len();
+    if n > 64 || def.literals.len() > MAX_ROW_LITERALS {
+        return None;
+    }
+    let root = layout.roots[set as usize];
+    let same_root = (0..def.vars.len())
+        .filter(|&i| i != z && layout.roots[def.vars[i].set as usize] == root)
+        .map(|i| i as Var)
+        .collect();
+    let z = z as Var;
+    Some(VectorPlan {
+        z,
+        set,
+        full: if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+        same_root,
+        literals: def
+            .literals
+            .iter()
+            .map(|l| row_literal(layout, l, z))
+            .collect(),
+    })
+}
+
+/// The row of `c(u, z)` or `c(z, u)` for a choice with planes: `u`, the
+/// planes, and whether it is read against storage orientation.
+fn row_of(layout: &Layout, instance: &InstanceRef, z: Var) -> Option<(Var, Planes, bool)> {
+    let planes = layout.shapes[instance.choice as usize].planes?;
+    let [x, y] = instance.args else { return None };
+    match (*x == z, *y == z) {
+        (false, true) => Some((*x, planes, false)),
+        (true, false) => Some((*y, planes, true)),
+        _ => None,
+    }
+}
+
+/// The inverse a row read against storage orientation maps values by.
+fn row_inverse(layout: &Layout, choice: u16, reversed: bool) -> Option<&'static [u8]> {
+    match (reversed, layout.model.choices[choice as usize].symmetry) {
+        (true, Symmetry::Antisymmetric { inverse }) => Some(inverse),
+        _ => None,
+    }
+}
+
+fn row_literal(layout: &Layout, literal: &'static Literal, z: Var) -> RowLiteral {
+    let mentions = |args: &[Var]| args.contains(&z);
+    match literal {
+        Literal::Is { instance, .. } if !mentions(instance.args) => RowLiteral::Constant(literal),
+        Literal::Is { instance, values } => match row_of(layout, instance, z) {
+            Some((u, planes, reversed)) => RowLiteral::Is {
+                u,
+                planes,
+                stored: match row_inverse(layout, instance.choice, reversed) {
+                    Some(inverse) => map_mask(*values, inverse),
+                    None => *values,
+                },
+            },
+            None => RowLiteral::Unsupported,
+        },
+        Literal::Same { lhs, rhs, equal } => {
+            let (fixed, row) = match (mentions(lhs.args), mentions(rhs.args)) {
+                (false, false) => return RowLiteral::Constant(literal),
+                (false, true) => (lhs, rhs),
+                (true, false) => (rhs, lhs),
+                (true, true) => {
+                    if lhs.choice != rhs.choice {
+                        return RowLiteral::Unsupported;
+                    }
+                    let (Some(l), Some(r)) = (row_of(layout, lhs, z), row_of(layout, rhs, z))
+                    else {
+                        return RowLiteral::Unsupported;
+                    };
+                    return RowLiteral::SameRows {
+                        planes: l.1,
+                        lhs: (l.0, row_inverse(layout, lhs.choice, l.2)),
+                        rhs: (r.0, row_inverse(layout, rhs.choice, r.2)),
+                        equal: *equal,
+                    };
+                }
+            };
+            if fixed.choice != row.choice {
+                return RowLiteral::Unsupported;
+            }
+            match row_of(layout, row, z) {
+                Some((u, planes, reversed)) => RowLiteral::Same {
+                    fixed,
+                    choice: row.choice,
+                    u,
+                    planes,
+                    inverse: row_inverse(layout, row.choice, reversed).is_some(),
+                    equal: *equal,
+                },
+                None => RowLiteral::Unsupported,
+            }
+        }
+        Literal::Property { args, .. } if !mentions(args) => RowLiteral::Constant(literal),
+        Literal::Property { .. } => RowLiteral::Unsupported,
+        Literal::Compare { lhs, rhs, .. } => {
+            let reads_z = |t: &Term| match t {
+                Term::Const(_) => false,
+                Term::Property { args, .. } => mentions(args),
+                Term::Choice(inst) => mentions(inst.args),
+            };
+            if reads_z(lhs) || reads_z(rhs) {
+                RowLiteral::Unsupported
+            } else {
+                RowLiteral::Constant(literal)
+            }
+        }
+    }
+}
+
+/// How the completions of a binding are enumerated when the vector path
+/// does not apply. Both fast forms call `Propagator::filter` on the same
+/// completions, in the same order, as `Propagator::for_each` would, less
+/// those where a literal is certainly true (there `filter` does nothing,
+/// and a literal once certainly true stays so).
+#[derive(Debug)]
+pub(crate) enum Fallback {
+    /// Every variable is bound: one completion, if the objects belong to
+    /// their sets and are distinct.
+    Bound(Checks),
+    /// One free variable over a set without parameters whose root set is
+    /// plain and has at most 64 objects.
+    Screen(Box<ScreenPlan>),
+    /// `Propagator::for_each`.
+    Generic,
+}
+
+/// What the bound variables of a binding must satisfy for it to have
+/// completions.
+#[derive(Debug, Default)]
+pub(crate) struct Checks {
+    /// Variables over a set that is not a plain root: their object must
+    /// belong to it.
+    pub members: Vec<(Var, u16)>,
+    /// Pairs of variables of one root set: their objects must differ.
+    pub distinct: Vec<(Var, Var)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ScreenPlan {
+    pub checks: Checks,
+    pub z: Var,
+    /// The set of `z`.
+    pub set: u16,
+    /// Its root set: screens are bitsets over its positions.
+    pub root: u16,
+    /// Bound variables of the same root set as `z`.
+    pub same_root: Vec<Var>,
+    pub literals: Vec<ScreenLiteral>,
+}
+
+/// How a literal tells where it is certainly true.
+#[derive(Debug)]
+pub(crate) enum ScreenLiteral {
+    /// The literal does not read `z`.
+    Constant(&'static Literal),
+    /// Read from planes over the root set of `z`.
+    Row(RowLiteral),
+    /// A boolean property with `z` as its argument `slot`.
+    Property {
+        property: u16,
+        slot: usize,
+        args: &'static [Var],
+        negated: bool,
+    },
+    /// Not screened: `filter` reads it.
+    Skip,
+}
+
+fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
+    let model = layout.model;
+    // Parametrized and quotient sets need the generic enumeration.
+    if def.vars.iter().any(|v| {
+        let set = &model.sets[v.set as usize];
+        !v.args.is_empty() || !set.params.is_empty() || set.quotient.is_some()
+    }) {
+        return Fallback::Generic;
+    }
+    let free: Vec<usize> = (0..def.vars.len())
+        .filter(|&i| bound & (1 << i) == 0)
+        .collect();
+    let checks = checks(layout, def.vars, bound);
+    match free.as_slice() {
+        [] => Fallback::Bound(checks),
+        &[z] => {
+            let set = def.vars[z].set;
+            let root = layout.roots[set as usize];
+            if !layout.is_plain_root[root as usize] || layout.plain_objects(root).len() > 64 {
+                return Fallback::Generic;
+            }
+            let same_root = (0..def.vars.len())
+                .filter(|&i| i != z && layout.roots[def.vars[i].set as usize] == root)
+                .map(|i| i as Var)
+                .collect();
+            let z = z as Var;
+            let literals = def
+                .literals
+                .iter()
+                .map(|literal| screen_literal(layout, def, literal, z, root))
+                .collect();
+            Fallback::Screen(Box::new(ScreenPlan {
+                checks,
+                z,
+                set,
+                root,
+                same_root,
+                literals,
+            }))
+        }
+        _ => Fallback::Generic,
+    }
+}
+
+/// The checks on the variables of `bound`.
+fn checks(layout: &Layout, vars: &[VarDef], bound: u32) -> Checks {
+    let mut checks = Checks::default();
+    for (i, var) in vars.iter().enumerate() {
+        if bound & (1 << i) == 0 {
+            continue;
+        }
+        if !layout.is_plain_root[var.set as usize] {
+            checks.members.push((i as Var, var.set));
+        }
+        for (j, other) in vars.iter().enumerate().take(i) {
+            if bound & (1 << j) != 0
+                && layout.roots[var.set as usize] == layout.roots[other.set as usize]
+            {
+                checks.distinct.push((j as Var, i as Var));
+            }
+        }
+    }
+    checks
+}
+
+fn screen_literal(
+    layout: &Layout,
+    def: &ConstraintDef,
+    literal: &'static Literal,
+    z: Var,
+    root: u16,
+) -> ScreenLiteral {
+    // The rows read are those of bound variables of the root set too.
+    let of_root = |v: Var| layout.roots[def.vars[v as usize].set as usize] == root;
+    if let Literal::Property {
+        property,
+        args,
+        negated,
+    } = literal
+    {
+        let slots: Vec<usize> = (0..args.len()).filter(|&i| args[i] == z).collect();
+        let params = layout.model.properties[*property as usize].params;
+        return match slots.as_slice() {
+            [] => ScreenLiteral::Constant(literal),
+            &[slot]
+                if args.len() == params.len()
+                    && layout.property_rows[*property as usize]
+                        .get(slot)
+                        .is_some_and(|r| r.as_ref().is_some_and(|r| r.root == root)) =>
+            {
+                ScreenLiteral::Property {
+                    property: *property,
+                    slot,
+                    args,
+                    negated: *negated,
+                }
+            }
+            _ => ScreenLiteral::Skip,
+        };
+    }
+    match row_literal(layout, literal, z) {
+        RowLiteral::Constant(literal) => ScreenLiteral::Constant(literal),
+        RowLiteral::Unsupported => ScreenLiteral::Skip,
+        row => {
+            let (planes, rows_of_root) = match &row {
+                RowLiteral::Is { planes, u, .. } | RowLiteral::Same { planes, u, .. } => {
+                    (planes, of_root(*u))
+                }
+                RowLiteral::SameRows {
+                    planes, lhs, rhs, ..
+                } => (planes, of_root(lhs.0) && of_root(rhs.0)),
+                _ => return ScreenLiteral::Skip,
+            };
+            if planes.set == root && rows_of_root {
+                ScreenLiteral::Row(row)
+            } else {
+                ScreenLiteral::Skip
+            }
+        }
+    }
+}
+
+/// For a boolean property and one of its parameters (the slot), per
+/// tuple of the other arguments' positions (dense, in parameter order),
+/// the positions in the slot's root set of the objects for which the
+/// property holds.
+#[derive(Debug)]
+pub(crate) struct PropertyRows {
+    pub root: u16,
+    pub rows: Vec<u64>,
+}
+
+/// Rows above this many are not kept.
+const MAX_PROPERTY_ROWS: usize = 1 << 16;
+
+/// The rows of every boolean property and slot whose root set is plain
+/// with at most 64 objects.
+pub(crate) fn property_rows(layout: &Layout) -> Vec<Vec<Option<PropertyRows>>> {
+    let model = layout.model;
+    model
+        .properties
+        .iter()
+        .enumerate()
+        .map(|(property, def)| {
+            (0..def.params.len())
+                .map(|slot| {
+                    if def.ty != PropertyType::Bool
+                        || def
+                            .params
+                            .iter()
+                            .any(|&s| !model.sets[s as usize].params.is_empty())
+                    {
+                        return None;
+                    }
+                    let set = def.params[slot];
+                    let root = layout.roots[set as usize];
+                    if !layout.is_plain_root[root as usize] || layout.plain_objects(root).len() > 64
+                    {
+                        return None;
+                    }
+                    let sizes: Vec<usize> = def
+                        .params
+                        .iter()
+                        .map(|&s| layout.set_objects(s, &[]).len())
+                        .collect();
+                    let count: usize = (0..sizes.len())
+                        .filter(|&i| i != slot)
+                        .map(|i| sizes[i])
+                        .product();
+                    if count > MAX_PROPERTY_ROWS {
+                        return None;
+                    }
+                    let mut rows = vec![0u64; count];
+                    let mut args = vec![0; sizes.len()];
+                    for (index, row) in rows.iter_mut().enumerate() {
+                        let mut rest = index;
+                        for i in (0..sizes.len()).rev().filter(|&i| i != slot) {
+                            args[i] = layout.set_objects(def.params[i], &[])[rest % sizes[i]];
+                            rest /= sizes[i];
+                        }
+                        for &object in layout.set_objects(set, &[]) {
+                            args[slot] = object;
+                            if layout.bool_property(property as u16, &args) {
+                                if let Some(p) = layout.position(root, object) {
+                                    *row |= 1 << p;
+                                }
+                            }
+                        }
+                    }
+                    Some(PropertyRows { root, rows })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A counter `sum 1 when ...` over one quantified variable `z` whose
+/// bindings are static: its range is counted over bitsets of the
+/// positions of `z`'s root set (see `Propagator::count_rows`).
+#[derive(Debug)]
+pub(crate) struct CounterPlan {
+    /// What the parameters must satisfy for the counter to have
+    /// bindings.
+    pub checks: Checks,
+    /// The quantified variable (after the parameters).
+    pub z: Var,
+    pub root: u16,
+    /// The positions of `z`'s set in its root set.
+    pub members: u64,
+    /// Parameters of the same root set as `z`.
+    pub same_root: Vec<Var>,
+    pub literals: Vec<CounterLiteral>,
+}
+
+/// How one literal of a counter's condition is read.
+#[derive(Debug)]
+pub(crate) enum CounterLiteral {
+    /// It does not read `z`.
+    Constant(&'static Literal),
+    /// Read from planes over `z`'s root set.
+    Row(RowLiteral),
+    /// A boolean property with `z` as its argument `slot`.
+    Property {
+        property: u16,
+        slot: usize,
+        args: &'static [Var],
+        negated: bool,
+    },
+    /// Read position by position.
+    Gather(&'static Literal),
+}
+
+/// The counter plans of every choice.
+pub(crate) fn counter_plans(layout: &Layout) -> Vec<Option<CounterPlan>> {
+    let model = layout.model;
+    (0..model.choices.len())
+        .map(|choice| {
+            let ChoiceKind::Counter(def) = &model.choices[choice].kind else {
+                return None;
+            };
+            let params = model.choices[choice].params.len();
+            if def.op != CounterOp::Sum
+                || !matches!(def.increment, Term::Const(1))
+                || def.vars.len() != params + 1
+                || layout.counter_tuples[choice].is_none()
+            {
+                return None;
+            }
+            let z = params;
+            let set = def.vars[z].set;
+            let root = layout.roots[set as usize];
+            if !layout.is_plain_root[root as usize] || layout.plain_objects(root).len() > 64 {
+                return None;
+            }
+            let mut members = 0u64;
+            for &object in layout.plain_objects(set) {
+                members |= 1 << layout.position(root, object)?;
+            }
+            let of_root = |v: Var| layout.roots[def.vars[v as usize].set as usize] == root;
+            let same_root = (0..params as Var).filter(|&v| of_root(v)).collect();
+            let z = z as Var;
+            let literals = def
+                .condition
+                .iter()
+                .map(|literal| {
+                    if let Literal::Property {
+                        property,
+                        args,
+                        negated,
+                    } = literal
+                    {
+                        let slots: Vec<usize> = (0..args.len()).filter(|&i| args[i] == z).collect();
+                        let props = model.properties[*property as usize].params;
+                        return match slots.as_slice() {
+                            [] => CounterLiteral::Constant(literal),
+                            &[slot]
+                                if args.len() == props.len()
+                                    && layout.property_rows[*property as usize]
+                                        .get(slot)
+                                        .is_some_and(|r| {
+                                            r.as_ref().is_some_and(|r| r.root == root)
+                                        }) =>
+                            {
+                                CounterLiteral::Property {
+                                    property: *property,
+                                    slot,
+                                    args,
+                                    negated: *negated,
+                                }
+                            }
+                            _ => CounterLiteral::Gather(literal),
+                        };
+                    }
+                    match row_literal(layout, literal, z) {
+                        RowLiteral::Constant(literal) => CounterLiteral::Constant(literal),
+                        RowLiteral::Unsupported => CounterLiteral::Gather(literal),
+                        row => {
+                            let of_planes = match &row {
+                                RowLiteral::Is { planes, u, .. }
+                                | RowLiteral::Same { planes, u, .. } => {
+                                    planes.set == root && of_root(*u)
+                                }
+                                RowLiteral::SameRows {
+                                    planes, lhs, rhs, ..
+                                } => planes.set == root && of_root(lhs.0) && of_root(rhs.0),
+                                _ => false,
+                            };
+                            if of_planes {
+                                CounterLiteral::Row(row)
+                            } else {
+                                CounterLiteral::Gather(literal)
+                            }
+                        }
+                    }
+                })
+                .collect();
+            Some(CounterPlan {
+                checks: checks(layout, def.vars, (1u32 << params) - 1),
+                z,
+                root,
+                members,
+                same_root,
+                literals,
+            })
+        })
+        .collect()
+}

@@ -560,7 +560,10 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         .map_err(|e| format!("cannot write `{}`: {e}", output.display()))?;
     let found = match best.evaluation {
         Some(index) => format!("evaluation {}", index + 1),
-        None => "the original nest, lowered".to_string(),
+        None => {
+            say!("no candidate beat the original loop nest; it is written as it is");
+            "the original nest, lowered".to_string()
+        }
     };
     say!(
         "best: {:.6} s, {:.2}x over the reference ({found}), verified against the original output",

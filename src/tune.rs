@@ -168,6 +168,25 @@ fn single_action(leaf: &LoopCandidate, instance: &InstanceId) -> Option<commute_
     })
 }
 
+/// A hash of the kernel's source and of every instance's values at the
+/// root: a journal is resumed only against the same kernel and the same
+/// version of the space (decisions are stored as value bits).
+fn fingerprint(loaded: &Loaded) -> String {
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut eat = |bytes: &[u8]| {
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(loaded.host.kernel().source.as_bytes());
+    let model = loaded.root.model();
+    for instance in loaded.root.instances(&[]) {
+        eat(instance.display(model).as_bytes());
+        eat(format!("{:?}", loaded.root.domain(&instance)).as_bytes());
+    }
+    format!("{hash:016x}")
+}
+
 /// The candidate written as C in the form `emit` asks for (`directives`:
 /// whether the compiler takes OpenMP 6.0 loop directives), with its
 /// decisions in a comment.
@@ -461,7 +480,12 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         format!("loops:{}", loaded.path.display()),
         search_name.clone(),
         options.seed,
-        serde_json::json!({ "fixes": loaded.fixes, "cflags": flags, "threads": threads }),
+        serde_json::json!({
+            "fixes": loaded.fixes,
+            "cflags": flags,
+            "threads": threads,
+            "space": fingerprint(&loaded),
+        }),
     );
     let journal_path = options
         .journal

@@ -278,12 +278,13 @@ pub(crate) struct ScreenPlan {
     pub root: u16,
     /// Bound variables of the same root set as `z`.
     pub same_root: Vec<Var>,
-    pub literals: Vec<ScreenLiteral>,
+    pub literals: Vec<ZLiteral>,
 }
 
-/// How a literal tells where it is certainly true.
+/// How a literal over the quantified or free variable `z` is read, for
+/// screens and for counters alike.
 #[derive(Debug)]
-pub(crate) enum ScreenLiteral {
+pub(crate) enum ZLiteral {
     /// The literal does not read `z`.
     Constant(&'static Literal),
     /// Read from planes over the root set of `z`.
@@ -295,8 +296,9 @@ pub(crate) enum ScreenLiteral {
         args: &'static [Var],
         negated: bool,
     },
-    /// Not screened: `filter` reads it.
-    Skip,
+    /// None of the above: screens leave it to `filter`, counters read it
+    /// position by position.
+    Other(&'static Literal),
 }
 
 fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
@@ -328,7 +330,7 @@ fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
             let literals = def
                 .literals
                 .iter()
-                .map(|literal| screen_literal(layout, def, literal, z, root))
+                .map(|literal| z_literal(layout, def.vars, literal, z, root))
                 .collect();
             Fallback::Screen(Box::new(ScreenPlan {
                 checks,
@@ -364,15 +366,17 @@ fn checks(layout: &Layout, vars: &[VarDef], bound: u32) -> Checks {
     checks
 }
 
-fn screen_literal(
+/// How `literal` of a scope with variables `vars` is read over `z`,
+/// whose root set is `root`.
+fn z_literal(
     layout: &Layout,
-    def: &ConstraintDef,
+    vars: &[VarDef],
     literal: &'static Literal,
     z: Var,
     root: u16,
-) -> ScreenLiteral {
+) -> ZLiteral {
     // The rows read are those of bound variables of the root set too.
-    let of_root = |v: Var| layout.roots[def.vars[v as usize].set as usize] == root;
+    let of_root = |v: Var| layout.roots[vars[v as usize].set as usize] == root;
     if let Literal::Property {
         property,
         args,
@@ -382,40 +386,40 @@ fn screen_literal(
         let slots: Vec<usize> = (0..args.len()).filter(|&i| args[i] == z).collect();
         let params = layout.model.properties[*property as usize].params;
         return match slots.as_slice() {
-            [] => ScreenLiteral::Constant(literal),
+            [] => ZLiteral::Constant(literal),
             &[slot]
                 if args.len() == params.len()
                     && layout.property_rows[*property as usize]
                         .get(slot)
                         .is_some_and(|r| r.as_ref().is_some_and(|r| r.root == root)) =>
             {
-                ScreenLiteral::Property {
+                ZLiteral::Property {
                     property: *property,
                     slot,
                     args,
                     negated: *negated,
                 }
             }
-            _ => ScreenLiteral::Skip,
+            _ => ZLiteral::Other(literal),
         };
     }
     match row_literal(layout, literal, z) {
-        RowLiteral::Constant(literal) => ScreenLiteral::Constant(literal),
-        RowLiteral::Unsupported => ScreenLiteral::Skip,
+        RowLiteral::Constant(literal) => ZLiteral::Constant(literal),
+        RowLiteral::Unsupported => ZLiteral::Other(literal),
         row => {
-            let (planes, rows_of_root) = match &row {
+            let of_planes = match &row {
                 RowLiteral::Is { planes, u, .. } | RowLiteral::Same { planes, u, .. } => {
-                    (planes, of_root(*u))
+                    planes.set == root && of_root(*u)
                 }
                 RowLiteral::SameRows {
                     planes, lhs, rhs, ..
-                } => (planes, of_root(lhs.0) && of_root(rhs.0)),
-                _ => return ScreenLiteral::Skip,
+                } => planes.set == root && of_root(lhs.0) && of_root(rhs.0),
+                _ => false,
             };
-            if planes.set == root && rows_of_root {
-                ScreenLiteral::Row(row)
+            if of_planes {
+                ZLiteral::Row(row)
             } else {
-                ScreenLiteral::Skip
+                ZLiteral::Other(literal)
             }
         }
     }
@@ -510,25 +514,7 @@ pub(crate) struct CounterPlan {
     pub members: u64,
     /// Parameters of the same root set as `z`.
     pub same_root: Vec<Var>,
-    pub literals: Vec<CounterLiteral>,
-}
-
-/// How one literal of a counter's condition is read.
-#[derive(Debug)]
-pub(crate) enum CounterLiteral {
-    /// It does not read `z`.
-    Constant(&'static Literal),
-    /// Read from planes over `z`'s root set.
-    Row(RowLiteral),
-    /// A boolean property with `z` as its argument `slot`.
-    Property {
-        property: u16,
-        slot: usize,
-        args: &'static [Var],
-        negated: bool,
-    },
-    /// Read position by position.
-    Gather(&'static Literal),
+    pub literals: Vec<ZLiteral>,
 }
 
 /// The counter plans of every choice.
@@ -563,57 +549,7 @@ pub(crate) fn counter_plans(layout: &Layout) -> Vec<Option<CounterPlan>> {
             let literals = def
                 .condition
                 .iter()
-                .map(|literal| {
-                    if let Literal::Property {
-                        property,
-                        args,
-                        negated,
-                    } = literal
-                    {
-                        let slots: Vec<usize> = (0..args.len()).filter(|&i| args[i] == z).collect();
-                        let props = model.properties[*property as usize].params;
-                        return match slots.as_slice() {
-                            [] => CounterLiteral::Constant(literal),
-                            &[slot]
-                                if args.len() == props.len()
-                                    && layout.property_rows[*property as usize]
-                                        .get(slot)
-                                        .is_some_and(|r| {
-                                            r.as_ref().is_some_and(|r| r.root == root)
-                                        }) =>
-                            {
-                                CounterLiteral::Property {
-                                    property: *property,
-                                    slot,
-                                    args,
-                                    negated: *negated,
-                                }
-                            }
-                            _ => CounterLiteral::Gather(literal),
-                        };
-                    }
-                    match row_literal(layout, literal, z) {
-                        RowLiteral::Constant(literal) => CounterLiteral::Constant(literal),
-                        RowLiteral::Unsupported => CounterLiteral::Gather(literal),
-                        row => {
-                            let of_planes = match &row {
-                                RowLiteral::Is { planes, u, .. }
-                                | RowLiteral::Same { planes, u, .. } => {
-                                    planes.set == root && of_root(*u)
-                                }
-                                RowLiteral::SameRows {
-                                    planes, lhs, rhs, ..
-                                } => planes.set == root && of_root(lhs.0) && of_root(rhs.0),
-                                _ => false,
-                            };
-                            if of_planes {
-                                CounterLiteral::Row(row)
-                            } else {
-                                CounterLiteral::Gather(literal)
-                            }
-                        }
-                    }
-                })
+                .map(|literal| z_literal(layout, def.vars, literal, z, root))
                 .collect();
             Some(CounterPlan {
                 checks: checks(layout, def.vars, (1u32 << params) - 1),

@@ -8,10 +8,7 @@ use crate::action::{DeadEnd, InstanceId};
 use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
-use crate::plan::{
-    Checks, CounterLiteral, CounterPlan, Fallback, RowLiteral, ScreenLiteral, ScreenPlan,
-    VectorPlan,
-};
+use crate::plan::{Checks, CounterPlan, Fallback, RowLiteral, ScreenPlan, VectorPlan, ZLiteral};
 
 /// Objects bound to the variables of one scope.
 #[derive(Clone, Copy)]
@@ -778,17 +775,17 @@ impl<'a> Propagator<'a> {
         let mut sat = 0u64;
         for literal in &plan.literals {
             match literal {
-                ScreenLiteral::Constant(literal) => {
+                ZLiteral::Constant(literal) => {
                     if self.status(literal, b) == Status::True {
                         return Ok(());
                     }
                 }
-                ScreenLiteral::Row(row) => {
+                ZLiteral::Row(row) => {
                     if let Some((t, _)) = self.row_status(row, b) {
                         sat |= t;
                     }
                 }
-                ScreenLiteral::Property {
+                ZLiteral::Property {
                     property,
                     slot,
                     args,
@@ -800,7 +797,7 @@ impl<'a> Propagator<'a> {
                         sat |= if *negated { !bits } else { bits };
                     }
                 }
-                ScreenLiteral::Skip => {}
+                ZLiteral::Other(_) => {}
             }
         }
         'objects: for &object in layout.plain_objects(plan.set) {
@@ -1179,17 +1176,17 @@ impl<'a> Propagator<'a> {
         let mut gathered = false;
         for literal in &plan.literals {
             match literal {
-                CounterLiteral::Constant(literal) => match self.status(literal, &b) {
+                ZLiteral::Constant(literal) => match self.status(literal, &b) {
                     Status::True => {}
                     Status::False => f = u64::MAX,
                     Status::Unknown => t = 0,
                 },
-                CounterLiteral::Row(row) => {
+                ZLiteral::Row(row) => {
                     let (rt, rf) = self.row_status(row, &b)?;
                     t &= rt;
                     f |= rf;
                 }
-                CounterLiteral::Property {
+                ZLiteral::Property {
                     property,
                     slot,
                     args,
@@ -1202,7 +1199,7 @@ impl<'a> Propagator<'a> {
                     t &= holds;
                     f |= !holds;
                 }
-                CounterLiteral::Gather(_) => gathered = true,
+                ZLiteral::Other(_) => gathered = true,
             }
         }
         if gathered {
@@ -1214,7 +1211,7 @@ impl<'a> Propagator<'a> {
                 let mut with_z = b;
                 with_z.bind(plan.z, objects[p]);
                 for literal in &plan.literals {
-                    if let CounterLiteral::Gather(literal) = literal {
+                    if let ZLiteral::Other(literal) = literal {
                         match self.status(literal, &with_z) {
                             Status::True => {}
                             Status::False => f |= 1 << p,

@@ -34,6 +34,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use super::fnv::Fnv;
+
 /// Lines of the compiler's standard error kept in [`Measurement::CompileFailed`].
 pub const COMPILE_LOG_LINES: usize = 40;
 
@@ -706,19 +708,18 @@ impl Harness {
 
     /// 16 hex digits of FNV-1a over the compiler, the flags and the source.
     fn hash(&self, source: &str) -> String {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut hash = Fnv::default();
+        // Each part ends with a zero byte, so that parts cannot run together.
         let mut feed = |bytes: &[u8]| {
-            for &b in bytes.iter().chain(std::iter::once(&0u8)) {
-                hash ^= u64::from(b);
-                hash = hash.wrapping_mul(0x0100_0000_01b3);
-            }
+            hash.feed(bytes);
+            hash.feed(&[0]);
         };
         feed(self.config.compiler.path.as_os_str().as_encoded_bytes());
         for flag in &self.flags {
             feed(flag.as_bytes());
         }
         feed(source.as_bytes());
-        format!("{hash:016x}")
+        hash.hex()
     }
 
     /// Writes `kernel.c` in `dir` and compiles it to `kernel`.

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 
+use super::fnv::Fnv;
 use super::frontend::{Affine, Kernel, LoopId, Variable};
 use super::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
@@ -60,14 +61,12 @@ pub fn run(
 
 /// The value of an element never written.
 fn initial(element: &Element) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325_u64;
-    for byte in element.0.bytes() {
-        h = (h ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
-    }
+    let mut hash = Fnv::default();
+    hash.feed(element.0.as_bytes());
     for &s in &element.1 {
-        h = (h ^ s as u64).wrapping_mul(0x0100_0000_01b3);
+        hash.feed(&s.to_le_bytes());
     }
-    h
+    hash.finish()
 }
 
 /// A parallel loop being run: which iteration each element was touched by.

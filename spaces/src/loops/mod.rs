@@ -6,6 +6,7 @@ pub mod complete;
 pub mod dependences;
 pub mod directives;
 pub mod emit;
+pub mod fnv;
 pub mod frontend;
 pub mod harness;
 pub mod interpret;

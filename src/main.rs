@@ -142,75 +142,11 @@ enum Command {
     /// Tune a C kernel: search its loop space, compile, time and check
     /// candidates against the original program, and write the fastest
     /// verified one.
-    Tune {
-        #[command(flatten)]
-        kernel: KernelArgs,
-        /// Evaluations at most [default: 100, unless --time-budget is given].
-        #[arg(long)]
-        budget: Option<usize>,
-        /// Seconds at most.
-        #[arg(long, value_name = "SECONDS")]
-        time_budget: Option<f64>,
-        #[arg(long, value_enum, default_value_t = tune::Strategy::Mcts)]
-        search: tune::Strategy,
-        /// Seed of the search.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// The C compiler [default: clang-22, -21, -20 or clang >= 20 if
-        /// found, else cc].
-        #[arg(long)]
-        cc: Option<String>,
-        /// How candidates are written out.
-        #[arg(long, value_enum, default_value_t = tune::Emit::Auto)]
-        emit: tune::Emit,
-        /// OMP_NUM_THREADS of every run [default: the cores available].
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Where to write the best candidate [default:
-        /// commute-out/KERNEL/KERNEL.tuned.c].
-        #[arg(short, long, value_name = "OUT.c")]
-        output: Option<PathBuf>,
-        /// Build directories, journal and plot [default: commute-out/KERNEL].
-        #[arg(long, value_name = "DIR")]
-        work_dir: Option<PathBuf>,
-        /// The journal [default: WORK_DIR/journal.jsonl].
-        #[arg(long)]
-        journal: Option<PathBuf>,
-        /// Continue the search recorded in the journal without evaluating
-        /// its leaves again.
-        #[arg(long)]
-        resume: bool,
-        /// Timed runs per candidate after a warm-up (doubled under 50 ms).
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        /// Seconds a compile may take.
-        #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
-        compile_timeout: f64,
-        /// A candidate's run is stopped after ten times the reference's
-        /// time, but never sooner than this many seconds.
-        #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
-        run_timeout: f64,
-        /// Read the time from the standard-output line starting with this
-        /// prefix [default: the last line that is a number, as PolyBench
-        /// prints with -DPOLYBENCH_TIME; else wall time].
-        #[arg(long, value_name = "PREFIX")]
-        time_prefix: Option<String>,
-        /// Flags for the compiler [default: -O3 -march=native].
-        #[arg(last = true, value_name = "CFLAGS")]
-        cflags: Vec<String>,
-    },
+    Tune(tune::TuneOptions),
     /// Write one candidate of a kernel's loop space as C without
     /// searching: the fixed decisions, every other decision as in the
     /// original program where the fixed ones allow it.
-    Lower {
-        #[command(flatten)]
-        kernel: KernelArgs,
-        /// Where to write it [default: standard output].
-        #[arg(short, long, value_name = "OUT.c")]
-        output: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = tune::Emit::Auto)]
-        emit: tune::Emit,
-    },
+    Lower(tune::LowerOptions),
     /// Show what commute reads of a C file's loop nest (between `#pragma
     /// scop` and `#pragma endscop`): loops, bounds, statements, accesses.
     Show {
@@ -247,33 +183,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-/// A kernel and the decisions fixed on it.
-#[derive(clap::Args)]
-struct KernelArgs {
-    /// A C file with its loop nest between `#pragma scop` and `#pragma
-    /// endscop`.
-    #[arg(value_name = "KERNEL.c")]
-    file: PathBuf,
-    /// A decision fixed upfront, objects named as `commute show` lists
-    /// them: `dim_kind(j) = PARALLEL`, `tile_size(k) = 32`,
-    /// `order(i, j) = OUTER` (repeatable).
-    #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE")]
-    fixes: Vec<String>,
-    /// A file of fixed decisions, one per line (`#` comments).
-    #[arg(long)]
-    fix_file: Option<PathBuf>,
-}
-
-impl KernelArgs {
-    fn options(self) -> tune::KernelOptions {
-        tune::KernelOptions {
-            kernel: self.file,
-            fixes: self.fixes,
-            fix_file: self.fix_file,
-        }
-    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -326,52 +235,8 @@ fn main() -> ExitCode {
             exit_code(search::run(&options))
         }
         Command::Show { file } => exit_code(show::run(&file)),
-        Command::Tune {
-            kernel,
-            budget,
-            time_budget,
-            search: strategy,
-            seed,
-            cc,
-            emit,
-            threads,
-            output,
-            work_dir,
-            journal,
-            resume,
-            runs,
-            compile_timeout,
-            run_timeout,
-            time_prefix,
-            cflags,
-        } => exit_code(tune::tune(&tune::TuneOptions {
-            kernel: kernel.options(),
-            budget,
-            time_budget,
-            strategy,
-            seed,
-            cc,
-            emit,
-            threads,
-            output,
-            work_dir,
-            journal,
-            resume,
-            runs,
-            compile_timeout,
-            run_timeout,
-            time_prefix,
-            cflags,
-        })),
-        Command::Lower {
-            kernel,
-            output,
-            emit,
-        } => exit_code(tune::lower(&tune::LowerOptions {
-            kernel: kernel.options(),
-            output,
-            emit,
-        })),
+        Command::Tune(options) => exit_code(tune::tune(&options)),
+        Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Estimate {
             space,
             statements,

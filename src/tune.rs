@@ -73,36 +73,92 @@ impl Emit {
     }
 }
 
-/// What both commands read: the kernel, its space, the decisions fixed.
+/// A kernel and the decisions fixed on it: what both commands read.
+#[derive(clap::Args)]
 pub struct KernelOptions {
+    /// A C file with its loop nest between `#pragma scop` and `#pragma
+    /// endscop`.
+    #[arg(value_name = "KERNEL.c")]
     pub kernel: PathBuf,
+    /// A decision fixed upfront, objects named as `commute show` lists
+    /// them: `dim_kind(j) = PARALLEL`, `tile_size(k) = 32`,
+    /// `order(i, j) = OUTER` (repeatable).
+    #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE")]
     pub fixes: Vec<String>,
+    /// A file of fixed decisions, one per line (`#` comments).
+    #[arg(long)]
     pub fix_file: Option<PathBuf>,
 }
 
+/// `commute tune`'s options.
+#[derive(clap::Args)]
 pub struct TuneOptions {
+    #[command(flatten)]
     pub kernel: KernelOptions,
+    /// Evaluations at most [default: 100, unless --time-budget is given].
+    #[arg(long)]
     pub budget: Option<usize>,
+    /// Seconds at most.
+    #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
-    pub strategy: Strategy,
+    #[arg(long, value_enum, default_value_t = Strategy::Mcts)]
+    pub search: Strategy,
+    /// Seed of the search.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The C compiler [default: clang-22, -21, -20 or clang >= 20 if
+    /// found, else cc].
+    #[arg(long)]
     pub cc: Option<String>,
+    /// How candidates are written out.
+    #[arg(long, value_enum, default_value_t = Emit::Auto)]
     pub emit: Emit,
+    /// OMP_NUM_THREADS of every run [default: the cores available].
+    #[arg(long)]
     pub threads: Option<usize>,
+    /// Where to write the best candidate [default:
+    /// commute-out/KERNEL/KERNEL.tuned.c].
+    #[arg(short, long, value_name = "OUT.c")]
     pub output: Option<PathBuf>,
+    /// Build directories, journal and plot [default: commute-out/KERNEL].
+    #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
+    /// The journal [default: WORK_DIR/journal.jsonl].
+    #[arg(long)]
     pub journal: Option<PathBuf>,
+    /// Continue the search recorded in the journal without evaluating
+    /// its leaves again.
+    #[arg(long)]
     pub resume: bool,
+    /// Timed runs per candidate after a warm-up (doubled under 50 ms).
+    #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// Seconds a compile may take.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub compile_timeout: f64,
+    /// A candidate's run is stopped after ten times the reference's
+    /// time, but never sooner than this many seconds.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     pub run_timeout: f64,
+    /// Read the time from the standard-output line starting with this
+    /// prefix [default: the last line that is a number, as PolyBench
+    /// prints with -DPOLYBENCH_TIME; else wall time].
+    #[arg(long, value_name = "PREFIX")]
     pub time_prefix: Option<String>,
+    /// Flags for the compiler [default: -O3 -march=native].
+    #[arg(last = true, value_name = "CFLAGS")]
     pub cflags: Vec<String>,
 }
 
+/// `commute lower`'s options.
+#[derive(clap::Args)]
 pub struct LowerOptions {
+    #[command(flatten)]
     pub kernel: KernelOptions,
+    /// Where to write it [default: standard output].
+    #[arg(short, long, value_name = "OUT.c")]
     pub output: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Emit::Auto)]
     pub emit: Emit,
 }
 
@@ -458,7 +514,7 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
     let reference_seconds = harness.reference_seconds();
     eprintln!("reference: {reference_seconds:.6} s");
 
-    let budget = match (options.budget, options.time_budget, options.strategy) {
+    let budget = match (options.budget, options.time_budget, options.search) {
         (None, None, Strategy::Exhaustive) => None,
         (None, None, _) => Some(100),
         (b, _, _) => b,
@@ -471,7 +527,7 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         },
         priority: vec![order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE],
     };
-    let search_name = format!("{:?}", options.strategy).to_lowercase();
+    let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(
         format!("loops:{}", loaded.path.display()),
         search_name.clone(),
@@ -537,7 +593,7 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         search = search.with_replay(replay);
     }
     let root = &loaded.root.clone().without_explanations();
-    let result = match options.strategy {
+    let result = match options.search {
         Strategy::Mcts => mcts(root, search, &NoBound, &MctsConfig::default()),
         Strategy::Random => run_random(root, search),
         Strategy::Greedy => run_greedy(root, search, &NoBound, true),

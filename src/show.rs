@@ -118,7 +118,7 @@ fn print(kernel: &Kernel) {
     }
     let deps = dependences(kernel);
     say!(
-        "dependences ({}; distances are sink minus source, * is unknown):",
+        "dependences ({}; distances are sink minus source; +, - and * are a sign only, or any):",
         deps.len()
     );
     for d in &deps {

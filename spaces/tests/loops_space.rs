@@ -165,7 +165,7 @@ fn an_illegal_fix_is_refused_with_the_dependence_named() {
         "{error}"
     );
     assert!(
-        error.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: *, j: 0)")
+        error.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: +, j: 0)")
             || error.contains("$dep = the dependence anti S1 -> S1 on C")
             || error.contains("$dep = the dependence output S1 -> S1 on C"),
         "{error}"

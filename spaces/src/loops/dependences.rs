@@ -2,14 +2,17 @@
 //! read), anti (read then write) and output (write then write), each with
 //! a distance per common loop. Distances are exact when the two accesses'
 //! subscripts differ by constants (uniform dependences, the common case in
-//! dense kernels) and unknown otherwise: an unknown distance may take any
-//! value, so a transformation is only allowed if it is legal for all of
-//! them. The analysis may forbid a legal transformation, never allow an
-//! illegal one.
+//! dense kernels); otherwise their signs come from a system of the two
+//! instances' loop bounds and subscript equalities ([`inequalities`]), so
+//! triangular bounds (`k < i <= j`) and mirrored accesses (`A[i][j]`
+//! against `A[j][i]` for `j >= i`) are told apart from real dependences.
+//! Each dependence is split by the loop that carries it. The analysis may
+//! forbid a legal transformation, never allow an illegal one.
 
 use std::fmt;
 
 use super::frontend::{Access, Affine, Kernel, LoopId, StatementId, Variable};
+use super::inequalities::System;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -26,8 +29,95 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Distance {
     Exact(i64),
-    /// Any value (the subscripts do not determine it).
-    Unknown,
+    /// Not fixed by the subscripts: the signs it may have (never zero
+    /// alone, which is `Exact(0)`).
+    Signs(Signs),
+}
+
+/// Which signs a distance may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signs {
+    pub negative: bool,
+    pub zero: bool,
+    pub positive: bool,
+}
+
+impl Distance {
+    /// Any value.
+    pub const ANY: Distance = Distance::Signs(Signs {
+        negative: true,
+        zero: true,
+        positive: true,
+    });
+
+    /// Some positive value.
+    pub const POSITIVE: Distance = Distance::Signs(Signs {
+        negative: false,
+        zero: false,
+        positive: true,
+    });
+
+    fn signs(self) -> Signs {
+        match self {
+            Distance::Exact(v) => Signs {
+                negative: v < 0,
+                zero: v == 0,
+                positive: v > 0,
+            },
+            Distance::Signs(signs) => signs,
+        }
+    }
+
+    pub fn may_be_negative(self) -> bool {
+        self.signs().negative
+    }
+
+    pub fn may_be_zero(self) -> bool {
+        self.signs().zero
+    }
+
+    pub fn may_be_nonzero(self) -> bool {
+        let signs = self.signs();
+        signs.negative || signs.positive
+    }
+
+    pub fn surely_positive(self) -> bool {
+        self.signs()
+            == Signs {
+                negative: false,
+                zero: false,
+                positive: true,
+            }
+    }
+
+    fn negated(self) -> Distance {
+        match self {
+            Distance::Exact(v) => Distance::Exact(-v),
+            Distance::Signs(s) => Distance::Signs(Signs {
+                negative: s.positive,
+                zero: s.zero,
+                positive: s.negative,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Distance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let signs = match self {
+            Distance::Exact(v) => return write!(f, "{v}"),
+            Distance::Signs(signs) => signs,
+        };
+        f.write_str(match (signs.negative, signs.zero, signs.positive) {
+            (false, _, true) if !signs.zero => "+",
+            (false, true, true) => ">=0",
+            (true, false, false) => "-",
+            (true, true, false) => "<=0",
+            (true, false, true) => "!=0",
+            (false, true, false) => "0",
+            _ => "*",
+        })
+    }
 }
 
 /// A dependence from an instance of `source` to a later instance of
@@ -50,9 +140,9 @@ pub struct Dependence {
 }
 
 impl Dependence {
-    /// The common loop that carries the dependence if its distance vector
-    /// is exact: the first with a non-zero distance. `None` when no common
-    /// loop carries it (a dependence within one iteration).
+    /// The common loop that carries the dependence: the first whose
+    /// distance is not exactly zero. `None` when no common loop carries it
+    /// (a dependence within one iteration).
     pub fn carrier(&self) -> Option<LoopId> {
         self.distances
             .iter()
@@ -66,52 +156,31 @@ impl Dependence {
         let Some(position) = self.loops.iter().position(|x| *x == l) else {
             return false;
         };
-        let earlier_zero = self.distances[..position]
-            .iter()
-            .all(|d| matches!(d, Distance::Exact(0) | Distance::Unknown));
-        earlier_zero && self.distances[position] != Distance::Exact(0)
-    }
-
-    /// The first position whose distance is not exactly zero.
-    fn first_nonzero(&self) -> Option<usize> {
-        self.distances.iter().position(|d| *d != Distance::Exact(0))
+        self.distances[..position].iter().all(|d| d.may_be_zero())
+            && self.distances[position].may_be_nonzero()
     }
 
     /// Along the common loop at `position`, the distance is surely
-    /// positive: an exact positive distance, or the first unknown one when
-    /// everything after it is zero and the zero vector is excluded (the
-    /// vector is lexicographically positive, so that entry is).
+    /// positive: that loop carries the dependence forward unless an outer
+    /// one does.
     pub fn surely_positive_at(&self, position: usize) -> bool {
-        match self.distances.get(position) {
-            Some(Distance::Exact(v)) => *v > 0,
-            Some(Distance::Unknown) => {
-                self.first_nonzero() == Some(position)
-                    && !self.zero_possible
-                    && self.distances[position + 1..]
-                        .iter()
-                        .all(|d| *d == Distance::Exact(0))
-            }
-            None => false,
-        }
+        self.distances
+            .get(position)
+            .is_some_and(|d| d.surely_positive())
     }
 
-    /// Along the common loop at `position`, the distance may be negative:
-    /// an exact negative one, or an unknown one after the first non-zero
-    /// entry (the first is non-negative, the vector being lexicographically
-    /// positive).
+    /// Along the common loop at `position`, the distance may be negative.
     pub fn maybe_negative_at(&self, position: usize) -> bool {
-        match self.distances.get(position) {
-            Some(Distance::Exact(v)) => *v < 0,
-            Some(Distance::Unknown) => self.first_nonzero() != Some(position),
-            None => false,
-        }
+        self.distances
+            .get(position)
+            .is_some_and(|d| d.may_be_negative())
     }
 
     /// Along the common loop at `position`, the distance may be non-zero.
     pub fn maybe_nonzero_at(&self, position: usize) -> bool {
         self.distances
             .get(position)
-            .is_some_and(|d| *d != Distance::Exact(0))
+            .is_some_and(|d| d.may_be_nonzero())
     }
 
     /// Written with the kernel's names, e.g. `flow S0 -> S1 on A (i: 1, j: 0)`.
@@ -125,13 +194,7 @@ impl Dependence {
             .loops
             .iter()
             .zip(&self.distances)
-            .map(|(l, d)| {
-                let d = match d {
-                    Distance::Exact(v) => v.to_string(),
-                    Distance::Unknown => "*".to_string(),
-                };
-                format!("{}: {d}", kernel.loops[l.0].iterator)
-            })
+            .map(|(l, d)| format!("{}: {d}", kernel.loops[l.0].iterator))
             .collect();
         format!(
             "{kind} S{} -> S{} on {} ({})",
@@ -167,6 +230,7 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                 .take_while(|(a, b)| a == b)
                 .map(|(a, _)| *a)
                 .collect();
+            let instances = Instances::new(kernel, &s1.loops, &s2.loops);
             // Every pair of accesses with a write, in both orders.
             let accesses1 =
                 std::iter::once((&s1.write, true)).chain(s1.reads.iter().map(|r| (r, false)));
@@ -180,16 +244,22 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                     // An access with itself matters too: two instances of one
                     // write are an output dependence (a zero distance, the
                     // same instance, is none).
-                    let Some(distances) = distance(a1, a2, &common) else {
+                    let Some(uniform) = uniform_distances(a1, a2, &common) else {
                         continue;
                     };
-                    pair(
-                        &mut out,
-                        (StatementId(first), a1, w1),
-                        (StatementId(second), w2),
-                        &common,
-                        distances,
-                    );
+                    let Some(system) = instances.same_element(a1, a2) else {
+                        continue;
+                    };
+                    for (direction, distances) in directions(&system, &instances, &uniform) {
+                        record(
+                            &mut out,
+                            (StatementId(first), a1, w1),
+                            (StatementId(second), w2),
+                            &common,
+                            direction,
+                            distances,
+                        );
+                    }
                 }
             }
         }
@@ -216,25 +286,207 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
     out
 }
 
-/// The distances `iteration(a2) - iteration(a1)` along `common` for which
-/// both accesses touch the same element, or `None` if they never do.
-fn distance(a1: &Access, a2: &Access, common: &[LoopId]) -> Option<Vec<Distance>> {
-    let mut distances = vec![Distance::Unknown; common.len()];
-    if a1.subscripts.len() != a2.subscripts.len() {
+/// The unknowns of a pair of statement instances: the first statement's
+/// iterators, the second's, then the kernel's parameters (free).
+struct Instances<'a> {
+    kernel: &'a Kernel,
+    first: &'a [LoopId],
+    second: &'a [LoopId],
+    /// Both instances inside their loops' bounds.
+    bounds: System,
+}
+
+impl<'a> Instances<'a> {
+    fn new(kernel: &'a Kernel, first: &'a [LoopId], second: &'a [LoopId]) -> Self {
+        let mut instances = Instances {
+            kernel,
+            first,
+            second,
+            bounds: System::new(first.len() + second.len() + kernel.params.len()),
+        };
+        let mut bounds = System::new(instances.variables());
+        for (loops, second) in [(first, false), (second, true)] {
+            for (depth, l) in loops.iter().enumerate() {
+                let lp = &kernel.loops[l.0];
+                let iterator = instances.iterator(second, depth);
+                // A bound over an iterator not in scope cannot occur (the
+                // front-end refuses it); leaving it out would only weaken
+                // the system, which stays safe.
+                if let Some((mut row, constant)) = instances.row(&lp.lower, second) {
+                    // iterator - lower >= 0
+                    row.iter_mut().for_each(|c| *c = -*c);
+                    row[iterator] += 1;
+                    bounds.at_least_zero(row, -constant);
+                }
+                if let Some((mut row, constant)) = instances.row(&lp.upper, second) {
+                    // upper - 1 - iterator >= 0
+                    row[iterator] -= 1;
+                    bounds.at_least_zero(row, constant - 1);
+                }
+            }
+        }
+        instances.bounds = bounds;
+        instances
+    }
+
+    fn variables(&self) -> usize {
+        self.first.len() + self.second.len() + self.kernel.params.len()
+    }
+
+    /// The unknown of the loop at `depth` around the first or second
+    /// statement.
+    fn iterator(&self, second: bool, depth: usize) -> usize {
+        if second {
+            self.first.len() + depth
+        } else {
+            depth
+        }
+    }
+
+    /// An affine expression of one instance as coefficients and constant.
+    fn row(&self, affine: &Affine, second: bool) -> Option<(Vec<i64>, i64)> {
+        let loops = if second { self.second } else { self.first };
+        let mut row = vec![0; self.variables()];
+        for &(variable, coefficient) in &affine.terms {
+            let index = match variable {
+                Variable::Iterator(l) => self.iterator(second, loops.iter().position(|x| *x == l)?),
+                Variable::Param(p) => self.first.len() + self.second.len() + p,
+            };
+            row[index] += coefficient;
+        }
+        Some((row, affine.constant))
+    }
+
+    /// The bounds with both accesses on the same element, or `None` when
+    /// they never are.
+    fn same_element(&self, a1: &Access, a2: &Access) -> Option<System> {
+        let mut system = self.bounds.clone();
         // The same name with different ranks: assume any overlap.
+        if a1.subscripts.len() == a2.subscripts.len() {
+            for (s1, s2) in a1.subscripts.iter().zip(&a2.subscripts) {
+                let (Some((r1, c1)), Some((r2, c2))) = (self.row(s1, false), self.row(s2, true))
+                else {
+                    continue;
+                };
+                let row = r1.iter().zip(&r2).map(|(a, b)| a - b).collect();
+                system.equal_zero(row, c1 - c2);
+            }
+        }
+        system.may_be_feasible().then_some(system)
+    }
+
+    /// `coefficients` of `iteration(second) - iteration(first)` along the
+    /// common loop at `position`, times `sign`.
+    fn difference(&self, position: usize, sign: i64) -> Vec<i64> {
+        let mut row = vec![0; self.variables()];
+        row[self.iterator(true, position)] = sign;
+        row[self.iterator(false, position)] = -sign;
+        row
+    }
+}
+
+/// Which way a group of instance pairs goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// The second access's instance runs later (a positive vector).
+    Forward,
+    /// The first's runs later.
+    Backward,
+    /// The same iteration of every common loop.
+    Same,
+}
+
+/// The instance pairs of `system` grouped by the common loop that orders
+/// them (the first with a non-zero distance), each group with the
+/// distances it may have (second minus first). `uniform` holds the
+/// distances the subscripts fix.
+fn directions(
+    system: &System,
+    instances: &Instances,
+    uniform: &[Option<i64>],
+) -> Vec<(Direction, Vec<Distance>)> {
+    let mut out = Vec::new();
+    let mut prefix = system.clone();
+    for position in 0..uniform.len() {
+        for (direction, sign) in [(Direction::Forward, 1), (Direction::Backward, -1)] {
+            // The subscripts fix this distance to another sign.
+            if uniform[position].is_some_and(|v| v * sign < 1) {
+                continue;
+            }
+            // sign * distance >= 1
+            let carried = prefix.with(instances.difference(position, sign), -1);
+            if !carried.may_be_feasible() {
+                continue;
+            }
+            let mut distances = vec![Distance::Exact(0); position];
+            distances.push(uniform[position].map_or(
+                if sign > 0 {
+                    Distance::POSITIVE
+                } else {
+                    Distance::POSITIVE.negated()
+                },
+                Distance::Exact,
+            ));
+            let inner: Option<Vec<Distance>> = (position + 1..uniform.len())
+                .map(|inner| match uniform[inner] {
+                    Some(v) => Some(Distance::Exact(v)),
+                    None => signs(&carried, instances, inner),
+                })
+                .collect();
+            // No sign possible further in: no integer pair in this group.
+            if let Some(inner) = inner {
+                distances.extend(inner);
+                out.push((direction, distances));
+            }
+        }
+        prefix.equal_zero(instances.difference(position, 1), 0);
+        if !prefix.may_be_feasible() {
+            return out;
+        }
+    }
+    out.push((Direction::Same, vec![Distance::Exact(0); uniform.len()]));
+    out
+}
+
+/// The signs the distance at `position` may have in `system`, or `None`
+/// when it has none.
+fn signs(system: &System, instances: &Instances, position: usize) -> Option<Distance> {
+    let up = instances.difference(position, 1);
+    let down = instances.difference(position, -1);
+    let signs = Signs {
+        negative: system.with(down.clone(), -1).may_be_feasible(),
+        zero: {
+            let mut zero = system.clone();
+            zero.equal_zero(up.clone(), 0);
+            zero.may_be_feasible()
+        },
+        positive: system.with(up, -1).may_be_feasible(),
+    };
+    match (signs.negative, signs.zero, signs.positive) {
+        (false, false, false) => None,
+        (false, true, false) => Some(Distance::Exact(0)),
+        _ => Some(Distance::Signs(signs)),
+    }
+}
+
+/// The distances `iteration(a2) - iteration(a1)` that the subscripts fix,
+/// per common loop, or `None` if the accesses never touch the same
+/// element.
+fn uniform_distances(a1: &Access, a2: &Access, common: &[LoopId]) -> Option<Vec<Option<i64>>> {
+    let mut distances = vec![None; common.len()];
+    if a1.subscripts.len() != a2.subscripts.len() {
         return Some(distances);
     }
     for (s1, s2) in a1.subscripts.iter().zip(&a2.subscripts) {
         match uniform(s1, s2, common) {
             Uniform::Never => return None,
             Uniform::Loop { position, value } => match distances[position] {
-                Distance::Exact(v) if v != value => return None,
-                _ => distances[position] = Distance::Exact(value),
+                Some(v) if v != value => return None,
+                _ => distances[position] = Some(value),
             },
             Uniform::Equal | Uniform::Unknown => {}
         }
     }
-    // Common loops that no subscript constrains stay unknown: any distance.
     Some(distances)
 }
 
@@ -286,14 +538,14 @@ fn uniform(s1: &Affine, s2: &Affine, common: &[LoopId]) -> Uniform {
     }
 }
 
-/// Records the dependences between two accesses given their possible
-/// distance vectors: those that go forward from `one` to `two`, and those
-/// that go forward from `two` to `one`.
-fn pair(
+/// Records one group of instance pairs of two accesses as a dependence
+/// from the instance that runs first to the one that runs later.
+fn record(
     out: &mut Vec<Dependence>,
     one: (StatementId, &Access, bool),
     two: (StatementId, bool),
     common: &[LoopId],
+    direction: Direction,
     distances: Vec<Distance>,
 ) {
     let kind = |from_write: bool, to_write: bool| match (from_write, to_write) {
@@ -303,81 +555,38 @@ fn pair(
     };
     let (s1, a1, w1) = one;
     let (s2, w2) = two;
-    let forward = sign(&distances);
-    // `one` then `two`: the vector is lexicographically positive, or zero
-    // with `one` first in the text (within one statement: its reads come
-    // before its write).
+    // In the same iteration, `one` runs first if it comes first in the
+    // text (within one statement: its reads come before its write).
     let textual = s1 < s2 || (s1 == s2 && !w1 && w2);
-    if forward.positive || (forward.zero && textual) {
-        out.push(Dependence {
+    let same_backwards = (!textual && s1 != s2) || (s1 == s2 && w1 && !w2);
+    let forward = match direction {
+        Direction::Forward => true,
+        Direction::Backward => false,
+        Direction::Same if textual => true,
+        Direction::Same if same_backwards => false,
+        // The same instance of the same access.
+        Direction::Same => return,
+    };
+    let zero_possible = direction == Direction::Same;
+    out.push(if forward {
+        Dependence {
             kind: kind(w1, w2),
             source: s1,
             sink: s2,
             name: a1.name.clone(),
             loops: common.to_vec(),
-            distances: distances.clone(),
-            zero_possible: forward.zero && textual,
-        });
-    }
-    let zero_backwards = forward.zero && ((!textual && s1 != s2) || (s1 == s2 && w1 && !w2));
-    if forward.negative || zero_backwards {
-        let reversed: Vec<Distance> = distances
-            .iter()
-            .map(|d| match d {
-                Distance::Exact(v) => Distance::Exact(-v),
-                Distance::Unknown => Distance::Unknown,
-            })
-            .collect();
-        out.push(Dependence {
+            distances,
+            zero_possible,
+        }
+    } else {
+        Dependence {
             kind: kind(w2, w1),
             source: s2,
             sink: s1,
             name: a1.name.clone(),
             loops: common.to_vec(),
-            distances: reversed,
-            zero_possible: zero_backwards,
-        });
-    }
-}
-
-struct Sign {
-    positive: bool,
-    zero: bool,
-    negative: bool,
-}
-
-/// Which signs the lexicographic order of a distance vector may have.
-fn sign(distances: &[Distance]) -> Sign {
-    for d in distances {
-        match d {
-            Distance::Exact(0) => continue,
-            Distance::Exact(v) if *v > 0 => {
-                return Sign {
-                    positive: true,
-                    zero: false,
-                    negative: false,
-                }
-            }
-            Distance::Exact(_) => {
-                return Sign {
-                    positive: false,
-                    zero: false,
-                    negative: true,
-                }
-            }
-            // An unknown entry: anything from here on.
-            Distance::Unknown => {
-                return Sign {
-                    positive: true,
-                    zero: true,
-                    negative: true,
-                }
-            }
+            distances: distances.into_iter().map(Distance::negated).collect(),
+            zero_possible,
         }
-    }
-    Sign {
-        positive: false,
-        zero: true,
-        negative: false,
-    }
+    });
 }

@@ -9,6 +9,7 @@ pub mod emit;
 pub mod fnv;
 pub mod frontend;
 pub mod harness;
+pub mod inequalities;
 pub mod interpret;
 pub mod names;
 pub mod schedule;

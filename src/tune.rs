@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use commute_runtime::fix::read_fix_file;
 use commute_runtime::search::journal::{Header, Journal, Replay};
 use commute_runtime::search::{
-    mcts, run_exhaustive, run_greedy, run_random, Budget, Evaluator, Harness as SearchHarness,
-    MctsConfig, NoBound, Outcome, SearchConfig, Status, StopReason,
+    mcts, run_exhaustive, run_greedy, run_random, Budget, Evaluation, Evaluator,
+    Harness as SearchHarness, MctsConfig, NoBound, Outcome, SearchConfig, Status, StopReason,
 };
 use commute_runtime::{Candidate, InstanceId};
 use commute_spaces::loops::backbone::KernelHost;
@@ -326,9 +326,6 @@ struct KernelEvaluator<'a> {
     started: Instant,
     terminal: bool,
     work_dir: PathBuf,
-    /// Whether the search has started (the original nest is measured
-    /// before it).
-    searching: bool,
     emit: Emit,
     /// Whether the compiler takes OpenMP 6.0 loop directives.
     directives: bool,
@@ -378,7 +375,9 @@ impl KernelEvaluator<'_> {
         }
     }
 
-    fn measure(&mut self, leaf: &LoopCandidate) -> (Outcome, String) {
+    /// Lowers, builds, runs and checks a leaf; `evaluation` is its index
+    /// in the search (`None` for the original nest).
+    fn measure(&mut self, leaf: &LoopCandidate, evaluation: Option<usize>) -> (Outcome, String) {
         let (schedule, code, form) = match lower_leaf(self.loaded, leaf, self.emit, self.directives)
         {
             Ok(lowered) => lowered,
@@ -394,7 +393,7 @@ impl KernelEvaluator<'_> {
         let measurement = self.harness.evaluate(&code);
         let summary = measurement.summary();
         let index = self.evaluations;
-        let search_index = self.searching.then_some(index);
+        let search_index = evaluation;
         match measurement {
             Measurement::Timed { seconds, runs } => {
                 let mut value = seconds;
@@ -456,12 +455,21 @@ impl KernelEvaluator<'_> {
 
 impl Evaluator<Backbone<KernelHost>> for KernelEvaluator<'_> {
     fn evaluate(&mut self, leaf: &LoopCandidate) -> Outcome {
-        self.searching = true;
-        let (outcome, note) = self.measure(leaf);
+        let (outcome, note) = self.measure(leaf, Some(self.evaluations));
         self.evaluations += 1;
         self.progress(&note);
         outcome
     }
+}
+
+/// The fastest successful evaluation of a journal.
+fn best_recorded(evaluations: &[Evaluation]) -> Option<&Evaluation> {
+    evaluations
+        .iter()
+        .filter(|e| e.status == Status::Ok)
+        .filter_map(|e| e.value.map(|v| (v, e)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, e)| e)
 }
 
 /// `commute tune`.
@@ -575,7 +583,6 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         started: Instant::now(),
         terminal: std::io::stderr().is_terminal(),
         work_dir: work_dir.clone(),
-        searching: false,
         emit: options.emit,
         directives,
         forms: (0, 0),
@@ -583,10 +590,28 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
     // The original nest, lowered, is measured first: the search's result is
     // never slower than the program as written.
     let original = complete_with_original(&loaded.host, &loaded.root)?;
-    let (outcome, note) = evaluator.measure(&original);
+    let (outcome, note) = evaluator.measure(&original, None);
     eprintln!("the original loop nest (with the fixed decisions), lowered: {note}");
     if outcome.status != Status::Ok {
         eprintln!("warning: it does not measure; the search goes on");
+    }
+    // Replayed evaluations are not run again, so the best of them is, once:
+    // it competes with what the search finds now.
+    if let Some(recorded) = replay.as_ref().and_then(|r| best_recorded(r.evaluations())) {
+        let mut leaf = loaded.root.clone().without_explanations();
+        match recorded.path.iter().try_for_each(|action| leaf.apply(action)) {
+            Ok(()) if leaf.is_complete() => {
+                let (_, note) = evaluator.measure(&leaf, Some(recorded.index));
+                eprintln!(
+                    "the best recorded candidate (evaluation {}), measured again: {note}",
+                    recorded.index + 1
+                );
+            }
+            _ => eprintln!(
+                "warning: the best recorded candidate (evaluation {}) is not a leaf of this space; it is left out",
+                recorded.index + 1
+            ),
+        }
     }
     let mut search = SearchHarness::new(&mut evaluator, &config).with_journal(&mut journal);
     if let Some(replay) = replay {

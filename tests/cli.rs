@@ -479,6 +479,24 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
         report.contains("dim_kind(") && !report.contains("c1("),
         "{report}"
     );
+    // Resumed with a larger budget: nothing recorded is run again but the
+    // best recorded candidate, which competes with the new ones.
+    let budget = args.iter().position(|a| *a == "--budget").unwrap() + 1;
+    args[budget] = "8";
+    args.insert(budget + 1, "--resume");
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("resuming 6 evaluations"), "{stderr}");
+    assert!(
+        stderr.contains("the best recorded candidate (evaluation "),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("after 8 evaluations (6 replayed from the journal)"),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -23,7 +23,7 @@ use commute_spaces::loops::frontend::read_kernel;
 use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measurement, TimePattern};
 use commute_spaces::loops::names::{apply_named_fixes, Names};
 use commute_spaces::loops::schedule::Schedule;
-use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone};
+use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
 
 type LoopCandidate = Candidate<Backbone<KernelHost>>;
 
@@ -200,16 +200,26 @@ fn load(options: &KernelOptions) -> Result<Loaded, String> {
 /// The decisions of a leaf that differ from the original program's, for
 /// people.
 fn differences(loaded: &Loaded, leaf: &LoopCandidate) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut changed = Vec::new();
     for instance in leaf.instances(&[order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE]) {
         let Some(action) = single_action(leaf, &instance) else {
             continue;
         };
+        // A tile dimension's size is its point's.
+        let tile = |o: u32| {
+            loaded
+                .host
+                .dimension(StatementsId(o))
+                .is_some_and(|d| d.tile)
+        };
+        if instance.choice == tile_size::CHOICE && instance.objects.iter().any(|&o| tile(o)) {
+            continue;
+        }
         if action.values != original_value(&loaded.host, leaf, &instance) {
-            out.push(loaded.names.describe(leaf, &action));
+            changed.push(action);
         }
     }
-    out
+    loaded.names.summarize(leaf, &changed)
 }
 
 fn single_action(leaf: &LoopCandidate, instance: &InstanceId) -> Option<commute_runtime::Action> {

@@ -704,12 +704,22 @@ fn seidel_covariance_and_atax_candidates_compute_the_original_arrays() {
     );
 }
 
-/// Every dimension sequential: descents from it vary orders and sizes.
+/// Every dimension sequential and no loop distributed: descents from it
+/// vary orders and sizes.
 fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
     let mut fixes = Vec::new();
     for l in 0..host.kernel().loops.len() {
-        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+        let dims = host.loop_dims(LoopId(l));
+        for &d in &dims {
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+        }
+        for &a in &dims {
+            for &b in &dims {
+                let (da, db) = (host.dimension(a).unwrap(), host.dimension(b).unwrap());
+                if a.0 < b.0 && da.tile == db.tile {
+                    fixes.push(format!("order({}, {}) = MERGED", a.0, b.0));
+                }
+            }
         }
     }
     let mut candidate = root(host);

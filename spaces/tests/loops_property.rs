@@ -4,6 +4,7 @@
 //! the memory must equal the original program's, and no parallel or vector
 //! loop may race.
 
+use commute_runtime::descent::{random_descent_backtracking, Descent};
 use commute_runtime::explore::enumerate;
 use commute_runtime::Candidate;
 use commute_spaces::loops::backbone::KernelHost;
@@ -16,6 +17,9 @@ use rand::{Rng, SeedableRng};
 
 const ITERATORS: [&str; 4] = ["i", "j", "k", "l"];
 const LIMIT: usize = 100_000;
+/// Candidates enumerated per nest by default (`COMMUTE_PROPERTY_LEAVES`);
+/// as many random ones past that.
+const ENUMERATED: usize = 250;
 
 /// Writes a random nest of at most `depth` loops around statements.
 struct Generator {
@@ -150,23 +154,41 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
+    let per_nest: usize = std::env::var("COMMUTE_PROPERTY_LEAVES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ENUMERATED);
     let mut leaves_checked = 0;
     let mut transformed = 0;
-    // Tile loops, parallel, vector, unrolled and reversed loops seen.
-    let mut features = [0usize; 5];
+    // Tile loops, parallel, vector, unrolled and reversed loops seen, and
+    // candidates with a distributed loop.
+    let mut features = [0usize; 6];
     for seed in 0..cases {
         let source = Generator::program(seed);
         let kernel = read_kernel("random.c", &source)
             .unwrap_or_else(|e| panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"));
         let expected = reference(&kernel);
         let host = KernelHost::new(kernel.clone());
-        let enumeration = enumerate(&root(&host), &[], 20_000);
+        let enumeration = enumerate(&root(&host), &[], per_nest);
         assert!(
             !enumeration.leaves.is_empty(),
             "seed {seed}: no candidate\n{source}"
         );
+        // Spaces too large to enumerate: the enumeration's first leaves
+        // differ in their last decisions only, so random descents (with
+        // backtracking: a dead end is not a candidate) go along.
+        let mut leaves = enumeration.leaves;
+        if enumeration.truncated {
+            let mut rng = StdRng::seed_from_u64(seed);
+            leaves.extend((0..per_nest).filter_map(|_| {
+                match random_descent_backtracking(&root(&host), &[], &mut rng) {
+                    Descent::Leaf { leaf, .. } => Some(leaf),
+                    Descent::DeadEnd { .. } => None,
+                }
+            }));
+        }
         let original = original_tree(&kernel);
-        for leaf in &enumeration.leaves {
+        for leaf in &leaves {
             let schedule = Schedule::from_candidate(&host, leaf)
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{source}"));
             match run(&kernel, &schedule, &[], LIMIT) {
@@ -182,7 +204,17 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             }
             leaves_checked += 1;
             transformed += usize::from(schedule != original);
-            for l in schedule.loops() {
+            let loops = schedule.loops();
+            let mut points: Vec<LoopId> = loops
+                .iter()
+                .filter(|l| l.part == Part::Point)
+                .map(|l| l.loops[0])
+                .collect();
+            let count = points.len();
+            points.sort();
+            points.dedup();
+            features[5] += usize::from(points.len() < count);
+            for l in loops {
                 let index = match (l.part, l.kind) {
                     (Part::Tile, _) => 0,
                     (_, Kind::Parallel) => 1,
@@ -197,7 +229,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     }
     eprintln!(
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
-         tile loops, parallel, vector, unrolled, reversed loops: {features:?}"
+         tile loops, parallel, vector, unrolled, reversed loops, distributed candidates: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,

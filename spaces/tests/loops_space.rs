@@ -6,6 +6,7 @@ use commute_runtime::fix::apply_fixes;
 use commute_runtime::Candidate;
 use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::frontend::{read_kernel, LoopId};
+use commute_spaces::loops::names::apply_named_fixes;
 use commute_spaces::loops::space::Backbone;
 
 fn host_of(path: &str, source: &str) -> KernelHost {
@@ -27,7 +28,7 @@ fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
 fn original_fixes(host: &KernelHost) -> Vec<String> {
     let mut fixes = host.original_schedule();
     for l in 0..host.kernel().loops.len() {
-        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+        for d in host.loop_dims(LoopId(l)) {
             fixes.push(format!("tile_size({}) = 1", d.0));
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
         }
@@ -139,7 +140,7 @@ fn example_host(name: &str) -> KernelHost {
 fn no_loop_of_seidel_2d_may_run_in_parallel_without_skewing() {
     let host = example_host("seidel-2d.c");
     for l in 0..host.kernel().loops.len() {
-        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+        for d in host.loop_dims(LoopId(l)) {
             for kind in ["PARALLEL", "VECTOR"] {
                 let fix = format!("dim_kind({}) = {kind}", d.0);
                 // At the root every order and tile size is still open.
@@ -152,7 +153,6 @@ fn no_loop_of_seidel_2d_may_run_in_parallel_without_skewing() {
 
 #[test]
 fn an_illegal_fix_is_refused_with_the_dependence_named() {
-    use commute_spaces::loops::names::apply_named_fixes;
     let host = example_host("gemm.c");
     let error = apply_named_fixes(
         &host,
@@ -177,7 +177,11 @@ fn an_illegal_fix_is_refused_with_the_dependence_named() {
         error.contains("no statement or loop is named `q`"),
         "{error}"
     );
-    assert!(error.contains("i.tile, i, j.tile, j"), "{error}");
+    assert!(error.contains("i.tile@S0, i@S0, j.tile, j"), "{error}");
+    assert!(
+        error.contains("i.tile, i stand for a loop's dimensions"),
+        "{error}"
+    );
 }
 
 /// What a directive-based tuner can say on the examples' perfect nests
@@ -284,4 +288,84 @@ fn directive_decisions_are_points_of_the_space() {
             transformed.outline(kernel)
         );
     }
+}
+
+/// Applies named fixes at the root; the error if one is refused.
+fn fix(host: &KernelHost, fixes: &[&str]) -> Result<(), String> {
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut root(host), &fixes).map(|_| ())
+}
+
+#[test]
+fn distribution_follows_the_dependences() {
+    // S1 reads what S0 wrote one iteration before: fused, i carries it
+    // and cannot be parallel; distributed with S0's loop first, each loop
+    // is parallel; with S1's loop first, S1 would read too early.
+    let forward = host("  for (i = 1; i < n; i++) {\n    A[i] = B[i];\n    C[i] = A[i - 1];\n  }");
+    assert!(fix(
+        &forward,
+        &["order(i@S0, i@S1) = MERGED", "dim_kind(i) = PARALLEL"]
+    )
+    .is_err());
+    fix(
+        &forward,
+        &["order(i@S0, i@S1) = BEFORE", "dim_kind(i) = PARALLEL"],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(&forward, &["order(i@S0, i@S1) = AFTER"]).is_err());
+    // S0 reads what S1 wrote one iteration before: S1's loop may go
+    // first, S0's may not.
+    let backward = host("  for (i = 1; i < n; i++) {\n    A[i] = B[i - 1];\n    B[i] = C[i];\n  }");
+    fix(&backward, &["order(i@S0, i@S1) = AFTER"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(&backward, &["order(i@S0, i@S1) = BEFORE"]).is_err());
+    // In the same iteration (zero distance), the source must stay first.
+    let same = host("  for (i = 0; i < n; i++) {\n    A[i] = B[i];\n    C[i] = A[i];\n  }");
+    fix(&same, &["order(i@S0, i@S1) = BEFORE"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(&same, &["order(i@S0, i@S1) = AFTER"]).is_err());
+}
+
+#[test]
+fn a_distributed_loop_may_be_interchanged_for_one_statement_only() {
+    // covariance's shape: S0 and S2 in j, S1 in j and k. With S1's j
+    // loop split from the others, k may go outside it for S1 alone.
+    let host = host("  for (j = 0; j < n; j++) {\n    M[j] = 0.0;\n    for (k = 0; k < n; k++)\n      M[j] += D[k][j];\n    M[j] /= n;\n  }");
+    assert!(
+        fix(
+            &host,
+            &["order(j@S0, j@S1) = MERGED", "order(k, j@S1) = OUTER"]
+        )
+        .is_err(),
+        "not while merged"
+    );
+    fix(
+        &host,
+        &[
+            "order(j@S0, j@S1) = BEFORE",
+            "order(j@S1, j@S2) = BEFORE",
+            "order(k, j@S1) = OUTER",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Interchanged, k carries the sum into M[j]: j may still be parallel,
+    // k not.
+    fix(
+        &host,
+        &[
+            "order(j@S0, j@S1) = BEFORE",
+            "order(j@S1, j@S2) = BEFORE",
+            "order(k, j@S1) = OUTER",
+            "dim_kind(j@S1) = VECTOR",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(
+        &host,
+        &[
+            "order(j@S0, j@S1) = BEFORE",
+            "order(j@S1, j@S2) = BEFORE",
+            "order(k, j@S1) = OUTER",
+            "dim_kind(k) = PARALLEL",
+        ],
+    )
+    .is_err());
 }

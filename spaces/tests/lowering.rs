@@ -81,7 +81,7 @@ fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
 fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
     let mut fixes = host.original_schedule();
     for l in 0..host.kernel().loops.len() {
-        for d in [host.tile(LoopId(l)), host.point(LoopId(l))] {
+        for d in host.loop_dims(LoopId(l)) {
             fixes.push(format!("tile_size({}) = 1", d.0));
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
         }

@@ -2,22 +2,33 @@
 //! `loops.space` computed from the front-end's description and the
 //! dependence analysis.
 //!
-//! Objects of `Statements`: the kernel's statements `0..n`, then for each
-//! loop `l` a tile dimension `n + 2l` and a point dimension `n + 2l + 1`.
+//! Objects of `Statements`: the kernel's statements `0..n`, then the
+//! dimensions: for each statement in order, for each loop around it from
+//! the outermost, a tile dimension and a point dimension.
 
 use std::sync::Arc;
 
 use super::dependences::{dependences, Dependence, Distance};
-use super::frontend::{Kernel, LoopId, Variable};
+use super::frontend::{Kernel, LoopId, StatementId, Variable};
 use super::space::{order, DepsId, Host, StatementsId};
 
 /// Tile sizes offered for a point dimension (1: not tiled).
 const TILE_SIZES: [i64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
+/// One part (tile or point) of one C loop around one statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dimension {
+    pub statement: StatementId,
+    pub loop_id: LoopId,
+    pub tile: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct KernelHost {
     kernel: Arc<Kernel>,
     deps: Arc<Vec<Dependence>>,
+    /// The dimension objects, from object `n` on.
+    dims: Arc<Vec<Dimension>>,
 }
 
 impl KernelHost {
@@ -30,9 +41,24 @@ impl KernelHost {
                 !(d.source == d.sink && d.distances.iter().all(|x| *x == Distance::Exact(0)))
             })
             .collect();
+        let dims = kernel
+            .statements
+            .iter()
+            .enumerate()
+            .flat_map(|(s, statement)| {
+                statement.loops.iter().flat_map(move |&l| {
+                    [true, false].map(|tile| Dimension {
+                        statement: StatementId(s),
+                        loop_id: l,
+                        tile,
+                    })
+                })
+            })
+            .collect();
         KernelHost {
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
+            dims: Arc::new(dims),
         }
     }
 
@@ -48,31 +74,69 @@ impl KernelHost {
         StatementsId(statement as u32)
     }
 
-    pub fn tile(&self, l: LoopId) -> StatementsId {
-        StatementsId((self.kernel.statements.len() + 2 * l.0) as u32)
+    /// Every object of `Statements`: statements, then dimensions.
+    pub fn object_count(&self) -> usize {
+        self.kernel.statements.len() + self.dims.len()
     }
 
-    pub fn point(&self, l: LoopId) -> StatementsId {
-        StatementsId((self.kernel.statements.len() + 2 * l.0 + 1) as u32)
-    }
-
-    /// The loop of a dimension, and whether it is its tile dimension.
-    fn dimension(&self, d: StatementsId) -> Option<(LoopId, bool)> {
+    /// What a dimension object is; `None` for a statement.
+    pub fn dimension(&self, d: StatementsId) -> Option<Dimension> {
         let offset = (d.0 as usize).checked_sub(self.kernel.statements.len())?;
-        let l = offset / 2;
-        (l < self.kernel.loops.len()).then_some((LoopId(l), offset % 2 == 0))
+        self.dims.get(offset).copied()
+    }
+
+    /// The object of a dimension.
+    pub fn dim(&self, dimension: Dimension) -> Option<StatementsId> {
+        self.dims
+            .iter()
+            .position(|x| *x == dimension)
+            .map(|i| StatementsId((self.kernel.statements.len() + i) as u32))
+    }
+
+    /// The dimensions of a C loop, one tile and one point per statement
+    /// inside it (merged in the original program).
+    pub fn loop_dims(&self, l: LoopId) -> Vec<StatementsId> {
+        (0..self.dims.len())
+            .filter(|&i| self.dims[i].loop_id == l)
+            .map(|i| StatementsId((self.kernel.statements.len() + i) as u32))
+            .collect()
+    }
+
+    /// The point dimension of a loop around its first statement (every
+    /// statement's in the original program, being merged).
+    pub fn point(&self, l: LoopId) -> StatementsId {
+        self.first_dim(l, false)
+    }
+
+    /// The tile dimension of a loop around its first statement.
+    pub fn tile(&self, l: LoopId) -> StatementsId {
+        self.first_dim(l, true)
+    }
+
+    fn first_dim(&self, l: LoopId, tile: bool) -> StatementsId {
+        self.loop_dims(l)
+            .into_iter()
+            .find(|&d| self.dimension(d).is_some_and(|x| x.tile == tile))
+            .unwrap_or(StatementsId(u32::MAX))
     }
 
     fn statement(&self, i: StatementsId) -> Option<usize> {
         ((i.0 as usize) < self.kernel.statements.len()).then_some(i.0 as usize)
     }
 
-    /// The position of a dimension's loop among a dependence's common loops.
+    /// The position of a dimension's loop among a dependence's common
+    /// loops, when the dimension is one of the dependence's source.
     fn position(&self, dep: DepsId, d: StatementsId) -> Option<(&Dependence, usize, bool)> {
         let dependence = self.deps.get(dep.0 as usize)?;
-        let (l, tile) = self.dimension(d)?;
-        let position = dependence.loops.iter().position(|x| *x == l)?;
-        Some((dependence, position, tile))
+        let dimension = self.dimension(d)?;
+        if dimension.statement != dependence.source {
+            return None;
+        }
+        let position = dependence
+            .loops
+            .iter()
+            .position(|x| *x == dimension.loop_id)?;
+        Some((dependence, position, dimension.tile))
     }
 
     /// Whether loop `outer` encloses loop `inner` (or is it).
@@ -81,11 +145,12 @@ impl KernelHost {
     }
 
     /// The value of `order(a, b)` in the original program, strip-mined
-    /// with every tile just outside its point dimension.
+    /// with every tile just outside its point dimension and the dimensions
+    /// of one loop merged across its statements.
     pub fn original_order(&self, a: StatementsId, b: StatementsId) -> u64 {
         let start = |x: StatementsId| match (self.statement(x), self.dimension(x)) {
             (Some(s), _) => self.kernel.statements[s].span.start,
-            (_, Some((l, _))) => self.kernel.loops[l.0].span.start,
+            (_, Some(d)) => self.kernel.loops[d.loop_id.0].span.start,
             _ => 0,
         };
         let textual = if start(a) < start(b) {
@@ -99,31 +164,29 @@ impl KernelHost {
             self.statement(a),
             self.statement(b),
         ) {
-            (Some((la, ta)), Some((lb, _)), _, _) if la == lb => {
-                if ta {
+            (Some(da), Some(db), _, _) if da.loop_id == db.loop_id => match (da.tile, db.tile) {
+                (true, false) => order::OUTER,
+                (false, true) => order::INNER,
+                _ => order::MERGED,
+            },
+            (Some(da), Some(db), _, _) => {
+                if self.loop_encloses(da.loop_id, db.loop_id) {
                     order::OUTER
-                } else {
-                    order::INNER
-                }
-            }
-            (Some((la, _)), Some((lb, _)), _, _) => {
-                if self.loop_encloses(la, lb) {
-                    order::OUTER
-                } else if self.loop_encloses(lb, la) {
+                } else if self.loop_encloses(db.loop_id, da.loop_id) {
                     order::INNER
                 } else {
                     textual
                 }
             }
-            (Some((l, _)), _, _, Some(s)) => {
-                if self.kernel.statements[s].loops.contains(&l) {
+            (Some(d), _, _, Some(s)) => {
+                if self.kernel.statements[s].loops.contains(&d.loop_id) {
                     order::OUTER
                 } else {
                     textual
                 }
             }
-            (_, Some((l, _)), Some(s), _) => {
-                if self.kernel.statements[s].loops.contains(&l) {
+            (_, Some(d), Some(s), _) => {
+                if self.kernel.statements[s].loops.contains(&d.loop_id) {
                     order::INNER
                 } else {
                     textual
@@ -136,7 +199,7 @@ impl KernelHost {
     /// `order(...) = VALUE` decisions that fix the original program's
     /// order, for `commute_runtime::fix::apply_fixes`.
     pub fn original_schedule(&self) -> Vec<String> {
-        let count = self.kernel.statements.len() + 2 * self.kernel.loops.len();
+        let count = self.object_count();
         let mut fixes = Vec::new();
         for a in 0..count as u32 {
             for b in a + 1..count as u32 {
@@ -152,9 +215,7 @@ impl KernelHost {
 
 impl Host for KernelHost {
     fn statements(&self) -> Vec<StatementsId> {
-        (0..(self.kernel.statements.len() + 2 * self.kernel.loops.len()) as u32)
-            .map(StatementsId)
-            .collect()
+        (0..self.object_count() as u32).map(StatementsId).collect()
     }
 
     fn insts(&self) -> Vec<StatementsId> {
@@ -164,8 +225,7 @@ impl Host for KernelHost {
     }
 
     fn dims(&self) -> Vec<StatementsId> {
-        let n = self.kernel.statements.len() as u32;
-        (n..n + 2 * self.kernel.loops.len() as u32)
+        (self.kernel.statements.len() as u32..self.object_count() as u32)
             .map(StatementsId)
             .collect()
     }
@@ -175,23 +235,33 @@ impl Host for KernelHost {
     }
 
     fn tile_of(&self, d: StatementsId, p: StatementsId) -> bool {
-        matches!((self.dimension(d), self.dimension(p)), (Some((a, true)), Some((b, false))) if a == b)
+        matches!((self.dimension(d), self.dimension(p)),
+            (Some(t), Some(p)) if t.tile && !p.tile && t.loop_id == p.loop_id && t.statement == p.statement)
     }
 
     fn is_tile(&self, d: StatementsId) -> bool {
-        self.dimension(d).is_some_and(|(_, tile)| tile)
+        self.dimension(d).is_some_and(|d| d.tile)
     }
 
     fn encloses(&self, d: StatementsId, i: StatementsId) -> bool {
+        matches!((self.dimension(d), self.statement(i)), (Some(d), Some(s)) if d.statement.0 == s)
+    }
+
+    fn in_loop(&self, d: StatementsId, i: StatementsId) -> bool {
         match (self.dimension(d), self.statement(i)) {
-            (Some((l, _)), Some(s)) => self.kernel.statements[s].loops.contains(&l),
+            (Some(d), Some(s)) => self.kernel.statements[s].loops.contains(&d.loop_id),
             _ => false,
         }
     }
 
+    fn counterpart(&self, a: StatementsId, b: StatementsId) -> bool {
+        matches!((self.dimension(a), self.dimension(b)),
+            (Some(a), Some(b)) if a.loop_id == b.loop_id && a.tile == b.tile && a.statement != b.statement)
+    }
+
     fn possible_sizes(&self, d: StatementsId) -> Vec<i64> {
         match self.dimension(d) {
-            Some((l, false)) => {
+            Some(Dimension { loop_id: l, .. }) => {
                 let lp = &self.kernel.loops[l.0];
                 // A constant extent bounds the useful sizes.
                 let extent = lp
@@ -209,16 +279,16 @@ impl Host for KernelHost {
         }
     }
 
-    fn fusable(&self, _a: StatementsId, _b: StatementsId) -> bool {
-        // Fusion needs equal bounds and dependence checks across the two
-        // loops; until the analysis gives them, no two loops fuse.
-        false
-    }
-
     fn between(&self, dep: DepsId, s: StatementsId, t: StatementsId) -> bool {
         self.deps
             .get(dep.0 as usize)
             .is_some_and(|d| d.source.0 == s.0 as usize && d.sink.0 == t.0 as usize && s != t)
+    }
+
+    fn sink_of(&self, dep: DepsId, t: StatementsId) -> bool {
+        self.deps
+            .get(dep.0 as usize)
+            .is_some_and(|d| d.sink.0 == t.0 as usize)
     }
 
     fn surely_positive(&self, dep: DepsId, d: StatementsId) -> bool {
@@ -251,9 +321,9 @@ impl Host for KernelHost {
 
     fn bound_uses(&self, d: StatementsId, e: StatementsId) -> bool {
         match (self.dimension(d), self.dimension(e)) {
-            (Some((ld, _)), Some((le, false))) => {
-                let lp = &self.kernel.loops[ld.0];
-                let variable = Variable::Iterator(le);
+            (Some(d), Some(e)) if d.statement == e.statement && !e.tile => {
+                let lp = &self.kernel.loops[d.loop_id.0];
+                let variable = Variable::Iterator(e.loop_id);
                 lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
             }
             _ => false,
@@ -261,9 +331,23 @@ impl Host for KernelHost {
     }
 
     fn vectorizable(&self, d: StatementsId) -> bool {
-        // The point dimension of an innermost loop.
+        // The point dimension of an innermost loop, or of a loop whose
+        // iterator indexes the last subscript of one of the statement's
+        // accesses (contiguous once innermost, which the rules require).
         match self.dimension(d) {
-            Some((l, false)) => !self.kernel.loops.iter().any(|x| x.parent == Some(l)),
+            Some(Dimension {
+                statement,
+                loop_id: l,
+                tile: false,
+            }) => {
+                let statement = &self.kernel.statements[statement.0];
+                let innermost = !self.kernel.loops.iter().any(|x| x.parent == Some(l));
+                let contiguous = std::iter::once(&statement.write)
+                    .chain(&statement.reads)
+                    .filter_map(|a| a.subscripts.last())
+                    .any(|s| s.coefficient(Variable::Iterator(l)) != 0);
+                innermost || contiguous
+            }
             _ => false,
         }
     }

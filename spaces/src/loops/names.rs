@@ -2,42 +2,78 @@
 //! in reports: `S0`, `S1`, ... for statements in textual order; a loop's
 //! iterator (`i`) for its point dimension and `i.tile` for its tile
 //! dimension, with `#2`, `#3` after an iterator that names several loops
-//! (`j`, `j#2`). Numeric ids are accepted too.
+//! (`j`, `j#2`). A loop around several statements has dimensions for each
+//! (merged in the original program): `i@S0`, `i.tile@S1`; the loop's own
+//! name stands for all of them. Numeric ids are accepted too.
+
+use std::collections::BTreeSet;
 
 use commute_runtime::fix::parse_fix;
 use commute_runtime::{Action, Candidate, DeadEnd};
 
 use super::backbone::KernelHost;
-use super::frontend::LoopId;
-use super::space::Backbone;
+use super::space::{Backbone, StatementsId};
 
 /// The name of every object of `Statements`, by id.
 #[derive(Clone, Debug)]
 pub struct Names {
     objects: Vec<String>,
+    /// Names that stand for several objects (a loop's dimensions around
+    /// its statements), with those objects' ids.
+    groups: Vec<(String, Vec<u32>)>,
 }
 
 impl Names {
     pub fn new(host: &KernelHost) -> Names {
         let kernel = host.kernel();
+        let loop_names: Vec<String> = kernel
+            .loops
+            .iter()
+            .enumerate()
+            .map(|(l, lp)| {
+                let earlier = kernel.loops[..l]
+                    .iter()
+                    .filter(|x| x.iterator == lp.iterator)
+                    .count();
+                if earlier == 0 {
+                    lp.iterator.clone()
+                } else {
+                    format!("{}#{}", lp.iterator, earlier + 1)
+                }
+            })
+            .collect();
+        let statements_in = |l: usize| {
+            kernel
+                .statements
+                .iter()
+                .filter(|s| s.loops.contains(&super::frontend::LoopId(l)))
+                .count()
+        };
         let mut objects: Vec<String> = (0..kernel.statements.len())
             .map(|s| format!("S{s}"))
             .collect();
-        for (l, lp) in kernel.loops.iter().enumerate() {
-            let earlier = kernel.loops[..l]
-                .iter()
-                .filter(|x| x.iterator == lp.iterator)
-                .count();
-            let name = if earlier == 0 {
-                lp.iterator.clone()
-            } else {
-                format!("{}#{}", lp.iterator, earlier + 1)
+        let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+        for id in kernel.statements.len()..host.object_count() {
+            let Some(d) = host.dimension(StatementsId(id as u32)) else {
+                objects.push(id.to_string());
+                continue;
             };
-            debug_assert_eq!(objects.len(), host.tile(LoopId(l)).0 as usize);
-            objects.push(format!("{name}.tile"));
-            objects.push(name);
+            let base = format!(
+                "{}{}",
+                loop_names[d.loop_id.0],
+                if d.tile { ".tile" } else { "" }
+            );
+            if statements_in(d.loop_id.0) > 1 {
+                objects.push(format!("{base}@S{}", d.statement.0));
+                match groups.iter_mut().find(|(name, _)| *name == base) {
+                    Some((_, ids)) => ids.push(id as u32),
+                    None => groups.push((base, vec![id as u32])),
+                }
+            } else {
+                objects.push(base);
+            }
         }
-        Names { objects }
+        Names { objects, groups }
     }
 
     /// The name of an object of `Statements`.
@@ -53,44 +89,166 @@ impl Names {
         &self.objects
     }
 
-    fn id(&self, name: &str) -> Option<u32> {
+    /// The objects a name stands for: one, or a loop's dimensions around
+    /// all its statements.
+    fn ids(&self, name: &str) -> Option<Vec<u32>> {
         if let Ok(id) = name.parse::<u32>() {
-            return Some(id);
+            return Some(vec![id]);
         }
-        self.objects
+        if let Some(i) = self.objects.iter().position(|n| n == name) {
+            return Some(vec![i as u32]);
+        }
+        self.groups
             .iter()
-            .position(|n| n == name)
-            .map(|i| i as u32)
+            .find(|(group, _)| group == name)
+            .map(|(_, ids)| ids.clone())
     }
 
-    /// `choice(names) = VALUE` with the names replaced by ids.
-    pub fn fix_to_ids(&self, text: &str) -> Result<String, String> {
+    /// The statement a dimension's name is qualified with, if any.
+    fn statement_of(&self, id: u32) -> Option<&str> {
+        self.objects
+            .get(id as usize)
+            .and_then(|n| n.split_once('@'))
+            .map(|(_, s)| s)
+    }
+
+    /// `choice(names) = VALUE` as one or more decisions with ids: a loop's
+    /// name stands for its dimensions around each of its statements, and
+    /// two such names are paired statement by statement where they share
+    /// statements (`order(i, k)`: `i` and `k` around the same statement).
+    pub fn fix_to_ids(&self, text: &str) -> Result<Vec<String>, String> {
         let (Some(open), Some(close)) = (text.find('('), text.find(')')) else {
-            return Ok(text.to_string());
+            return Ok(vec![text.to_string()]);
         };
         if close < open {
-            return Ok(text.to_string());
+            return Ok(vec![text.to_string()]);
         }
-        let mut ids = Vec::new();
+        let mut arguments: Vec<Vec<u32>> = Vec::new();
         for name in text[open + 1..close].split(',') {
             let name = name.trim();
-            match self.id(name) {
-                Some(id) => ids.push(id.to_string()),
+            match self.ids(name) {
+                Some(ids) => arguments.push(ids),
                 None => {
+                    let groups: Vec<&str> = self.groups.iter().map(|(n, _)| n.as_str()).collect();
+                    let loops = match groups.as_slice() {
+                        [] => String::new(),
+                        groups => format!(
+                            "; {} stand for a loop's dimensions around all its statements",
+                            groups.join(", ")
+                        ),
+                    };
                     return Err(format!(
-                        "cannot fix `{}`: no statement or loop is named `{name}`; the names are {}",
+                        "cannot fix `{}`: no statement or loop is named `{name}`; the names are {}{loops}",
                         text.trim(),
                         self.objects.join(", ")
-                    ))
+                    ));
                 }
             }
         }
-        Ok(format!(
+        let mut combinations: Vec<Vec<u32>> = vec![Vec::new()];
+        for ids in &arguments {
+            combinations = combinations
+                .into_iter()
+                .flat_map(|prefix| {
+                    ids.iter().map(move |&id| {
+                        let mut next = prefix.clone();
+                        next.push(id);
+                        next
+                    })
+                })
+                .collect();
+        }
+        // Dimensions of one statement together, where there are any.
+        let same_statement = |ids: &Vec<u32>| {
+            let statements: BTreeSet<&str> =
+                ids.iter().filter_map(|&id| self.statement_of(id)).collect();
+            statements.len() <= 1
+        };
+        if combinations.len() > 1 && combinations.iter().any(same_statement) {
+            combinations.retain(same_statement);
+        }
+        Ok(combinations
+            .into_iter()
+            .map(|ids| {
+                let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
+                format!(
+                    "{}({}){}",
+                    &text[..open],
+                    ids.join(", "),
+                    &text[close + 1..]
+                )
+            })
+            .collect())
+    }
+
+    /// Decisions written for people: where the decisions on a loop's
+    /// dimensions around each of its statements are all there and alike,
+    /// one decision with the loop's name stands for them.
+    pub fn summarize(
+        &self,
+        candidate: &Candidate<Backbone<KernelHost>>,
+        actions: &[Action],
+    ) -> Vec<String> {
+        let described: Vec<String> = actions
+            .iter()
+            .map(|a| self.describe(candidate, a))
+            .collect();
+        let present: BTreeSet<&str> = described.iter().map(String::as_str).collect();
+        let mut out: Vec<String> = Vec::new();
+        let mut covered: BTreeSet<String> = BTreeSet::new();
+        for text in &described {
+            if covered.contains(text) {
+                continue;
+            }
+            let general = self.unqualified(text);
+            let expanded: Option<Vec<String>> = self
+                .fix_to_ids(&general)
+                .ok()
+                .map(|fixes| fixes.iter().map(|fix| self.with_names(fix)).collect());
+            match expanded {
+                Some(all)
+                    if general != *text && all.iter().all(|x| present.contains(x.as_str())) =>
+                {
+                    covered.extend(all);
+                    out.push(general);
+                }
+                _ => out.push(text.clone()),
+            }
+        }
+        out
+    }
+
+    /// The text with every `@S..` qualifier removed.
+    fn unqualified(&self, text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("@S") {
+            out.push_str(&rest[..at]);
+            rest = rest[at + 2..].trim_start_matches(|c: char| c.is_ascii_digit());
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `choice(ids) = VALUE` with the ids replaced by names.
+    fn with_names(&self, text: &str) -> String {
+        let (Some(open), Some(close)) = (text.find('('), text.find(')')) else {
+            return text.to_string();
+        };
+        let names: Vec<String> = text[open + 1..close]
+            .split(',')
+            .map(|id| {
+                id.trim()
+                    .parse()
+                    .map_or(id.trim().to_string(), |o| self.object(o))
+            })
+            .collect();
+        format!(
             "{}({}){}",
             &text[..open],
-            ids.join(", "),
+            names.join(", "),
             &text[close + 1..]
-        ))
+        )
     }
 
     /// `choice(names) = VALUE` for a single-value action.
@@ -148,37 +306,30 @@ pub fn apply_named_fixes(
     let names = Names::new(host);
     let mut actions = Vec::new();
     for fix in fixes {
-        let text = names.fix_to_ids(fix)?;
-        // The engine writes the instance with ids; people gave names.
-        let (choice, ids) = text
-            .split_once(')')
-            .and_then(|(head, _)| head.split_once('('))
-            .unwrap_or(("", ""));
-        let (choice, ids) = (choice.trim(), ids.trim());
-        let named: Vec<String> = ids
-            .split(',')
-            .map(|id| {
-                id.trim()
-                    .parse()
-                    .map_or(id.trim().to_string(), |o| names.object(o))
-            })
-            .collect();
-        let rename = |message: &str| {
-            if choice.is_empty() {
-                return message.to_string();
-            }
-            message.replace(
-                &format!("{choice}({ids})"),
-                &format!("{choice}({})", named.join(", ")),
-            )
-        };
-        let action = parse_fix(candidate, &text)
-            .map_err(|e| format!("cannot fix `{}`: {}", fix.trim(), rename(&e.message)))?;
-        candidate.apply(&action).map_err(|dead_end| {
-            let message = rename(&names.dead_end(host, &dead_end));
-            format!("cannot fix `{}`: {message}", fix.trim())
-        })?;
-        actions.push(action);
+        for text in names.fix_to_ids(fix)? {
+            // The engine writes the instance with ids; people gave names.
+            let (choice, ids) = text
+                .split_once(')')
+                .and_then(|(head, _)| head.split_once('('))
+                .unwrap_or(("", ""));
+            let (choice, ids) = (choice.trim(), ids.trim());
+            let rename = |message: &str| {
+                if choice.is_empty() {
+                    return message.to_string();
+                }
+                message.replace(
+                    &format!("{choice}({ids})"),
+                    names.with_names(&format!("{choice}({ids})")).as_str(),
+                )
+            };
+            let action = parse_fix(candidate, &text)
+                .map_err(|e| format!("cannot fix `{}`: {}", fix.trim(), rename(&e.message)))?;
+            candidate.apply(&action).map_err(|dead_end| {
+                let message = rename(&names.dead_end(host, &dead_end));
+                format!("cannot fix `{}`: {message}", fix.trim())
+            })?;
+            actions.push(action);
+        }
     }
     Ok(actions)
 }

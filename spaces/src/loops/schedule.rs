@@ -1,8 +1,10 @@
 //! A fully decided candidate of the loop space read as a loop tree: what
 //! the emitters write out and the interpreter runs.
 //!
-//! Every C loop is strip-mined into a tile dimension and a point dimension.
-//! With a tile size of 1 the loop is not tiled: its tile dimension runs
+//! Every C loop around every statement is strip-mined into a tile
+//! dimension and a point dimension; merged dimensions (the statements of
+//! one C loop not distributed) are one loop of the tree, and a distributed
+//! C loop appears once per group of statements. With a tile size of 1 the loop is not tiled: its tile dimension runs
 //! once and is left out of the tree, and the point dimension is the whole
 //! loop. With a size `T > 1` the tile dimension steps by `T` over the
 //! loop's range and the point dimension runs the (at most `T`) iterations
@@ -14,9 +16,9 @@ use std::fmt;
 
 use commute_runtime::{Candidate, Domain, InstanceId};
 
-use super::backbone::KernelHost;
+use super::backbone::{Dimension, KernelHost};
 use super::frontend::{Kernel, LoopId, StatementId};
-use super::space::{dim_kind, order, tile_size, Backbone};
+use super::space::{dim_kind, order, tile_size, Backbone, StatementsId};
 
 /// How a loop of the tree runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,20 +141,31 @@ impl Schedule {
         candidate: &Candidate<Backbone<KernelHost>>,
     ) -> Result<Schedule, ScheduleError> {
         let decided = Decided { candidate };
-        let kernel = host.kernel();
-        let n = kernel.statements.len() as u32;
-        let objects = n + 2 * kernel.loops.len() as u32;
-        // Tile dimensions of untiled loops run once: they are left out.
-        let mut sizes = Vec::new();
-        for l in 0..kernel.loops.len() {
-            sizes.push(decided.size(host.point(LoopId(l)).0)?);
+        let n = host.kernel().statements.len() as u32;
+        let objects = host.object_count() as u32;
+        // Per dimension object: its loop, whether it is a tile dimension,
+        // and the tile size of its loop around its statement.
+        let mut dims: Vec<(LoopId, bool, i64)> = Vec::new();
+        for d in n..objects {
+            let dimension = host
+                .dimension(StatementsId(d))
+                .ok_or_else(|| ScheduleError(format!("object {d} is not a dimension")))?;
+            let point = host
+                .dim(Dimension {
+                    tile: false,
+                    ..dimension
+                })
+                .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?;
+            dims.push((dimension.loop_id, dimension.tile, decided.size(point.0)?));
         }
         let dimension = |d: u32| {
-            let offset = (d - n) as usize;
-            (LoopId(offset / 2), offset % 2 == 0)
+            let (l, tile, _) = dims[(d - n) as usize];
+            (l, tile)
         };
+        let sizes: Vec<i64> = dims.iter().map(|x| x.2).collect();
+        // Tile dimensions of untiled loops run once: they are left out.
         let present: Vec<u32> = (0..objects)
-            .filter(|&x| x < n || !dimension(x).1 || sizes[dimension(x).0 .0] > 1)
+            .filter(|&x| x < n || !dims[(x - n) as usize].1 || dims[(x - n) as usize].2 > 1)
             .collect();
         // Merged dimensions form one loop, named by the smallest.
         let mut group: Vec<u32> = (0..objects).collect();
@@ -295,13 +308,18 @@ impl<F: Fn(u32) -> (LoopId, bool)> Builder<'_, F> {
             let merged: Vec<u32> = (self.n..self.group.len() as u32)
                 .filter(|&d| self.group[d as usize] == x)
                 .collect();
-            let (first, tile) = (self.dimension)(x);
+            let (_, tile) = (self.dimension)(x);
             let part = if tile { Part::Tile } else { Part::Point };
             let kind = self.decided.kind(x)?;
+            // The merged dimensions of one C loop around several statements
+            // are one loop.
+            let mut loops: Vec<LoopId> = merged.iter().map(|&d| (self.dimension)(d).0).collect();
+            loops.sort();
+            loops.dedup();
             nodes.push(Node::Loop(TreeLoop {
-                loops: merged.iter().map(|&d| (self.dimension)(d).0).collect(),
+                loops,
                 part,
-                size: self.sizes[first.0],
+                size: self.sizes[(x - self.n) as usize],
                 kind,
                 body: self.children(Some(x))?,
             }));

@@ -21,6 +21,7 @@ macro_rules! say_part {
 
 mod bench;
 mod estimate;
+mod fingerprint;
 mod report;
 mod search;
 mod show;

@@ -179,7 +179,14 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
         options.space.clone(),
         name.clone(),
         options.seed,
-        serde_json::json!({ "backbone": description, "target_seed": options.target_seed, "fixes": fixes, "priority": options.priority }),
+        serde_json::json!({
+            "backbone": description,
+            "target_seed": options.target_seed,
+            "fixes": fixes,
+            "priority": options.priority,
+            // Decisions are stored as value bits: resume only the same space.
+            "space": crate::fingerprint::fingerprint(description.as_bytes(), &root),
+        }),
     );
     let mut evaluator = Mismatches {
         target,

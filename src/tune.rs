@@ -18,7 +18,6 @@ use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::complete::{complete_with_original, original_value};
 use commute_spaces::loops::directives::directive_code;
 use commute_spaces::loops::emit::{explicit_code, reference_code};
-use commute_spaces::loops::fnv::Fnv;
 use commute_spaces::loops::frontend::read_kernel;
 use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measurement, TimePattern};
 use commute_spaces::loops::names::{apply_named_fixes, Names};
@@ -239,14 +238,7 @@ fn single_action(leaf: &LoopCandidate, instance: &InstanceId) -> Option<commute_
 /// root: a journal is resumed only against the same kernel and the same
 /// version of the space (decisions are stored as value bits).
 fn fingerprint(loaded: &Loaded) -> String {
-    let mut hash = Fnv::default();
-    hash.feed(loaded.host.kernel().source.as_bytes());
-    let model = loaded.root.model();
-    for instance in loaded.root.instances(&[]) {
-        hash.feed(instance.display(model).as_bytes());
-        hash.feed(format!("{:?}", loaded.root.domain(&instance)).as_bytes());
-    }
-    hash.hex()
+    crate::fingerprint::fingerprint(loaded.host.kernel().source.as_bytes(), &loaded.root)
 }
 
 /// The candidate written as C in the form `emit` asks for (`directives`:

@@ -615,7 +615,7 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
         "{stderr}"
     );
     // The constraint named is the one that removed the value asked for.
-    let output = commute(&["lower", "examples/gemm.c", "--fix", "dim_kind(k) = VECTOR"]);
+    let output = commute(&["lower", "examples/gemm.c", "--fix", "dim_kind(i) = VECTOR"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("vectorizable($d)"), "{stderr}");

@@ -229,7 +229,7 @@ impl<B: Backbone> Candidate<B> {
         let layout = Arc::clone(&self.layout);
         let model = layout.model;
         let mut propagator =
-            Propagator::new(&layout, &mut self.words).explaining(self.reasons.as_deref_mut());
+            Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
         // Counters read bit planes.
         propagator.rebuild_planes();
         // Counters of counters: repeat until stable (the checker rejects
@@ -322,7 +322,7 @@ impl<B: Backbone> Candidate<B> {
         // (integer universes are read back from the layout then).
         let before = read_mask(&layout, &self.words, action.choice, &action.objects);
         let mut propagator =
-            Propagator::new(&layout, &mut self.words).explaining(self.reasons.as_deref_mut());
+            Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
         match choice.kind {
             ChoiceKind::Counter(_) => Err(unknown_instance(
                 action,
@@ -499,7 +499,9 @@ impl<B: Backbone> Candidate<B> {
             }
             let shape = &self.layout.shapes[c as usize];
             let words = &self.words[shape.base..shape.base + shape.count];
-            if let Some(instance) = words.iter().position(|w| w.count_ones() > 1) {
+            // More than one value: cheaper than a population count
+            // without a hardware one.
+            if let Some(instance) = words.iter().position(|w| w & w.wrapping_sub(1) != 0) {
                 return Some(InstanceId {
                     choice: c,
                     objects: self.layout.instance_objects(c, instance),
@@ -519,11 +521,12 @@ impl<B: Backbone> Candidate<B> {
         }
     }
 
-    /// One action per value the instance can still take.
-    pub fn alternatives(&self, instance: &InstanceId) -> Vec<Action> {
+    /// The values of [`Candidate::alternatives`], as one mask (in the
+    /// order of the instance's objects).
+    pub(crate) fn alternative_values(&self, instance: &InstanceId) -> u64 {
         // The mask `domain` gives, without building a `Domain`.
         let layout = &self.layout;
-        let mask = match layout.model.choices.get(instance.choice as usize) {
+        match layout.model.choices.get(instance.choice as usize) {
             Some(choice)
                 if instance.objects.len() == choice.params.len()
                     && !matches!(choice.kind, ChoiceKind::Counter(_))
@@ -532,7 +535,12 @@ impl<B: Backbone> Candidate<B> {
                 read_mask(layout, &self.words, instance.choice, &instance.objects)
             }
             _ => 0,
-        };
+        }
+    }
+
+    /// One action per value the instance can still take.
+    pub fn alternatives(&self, instance: &InstanceId) -> Vec<Action> {
+        let mask = self.alternative_values(instance);
         let mut out = Vec::with_capacity(mask.count_ones() as usize);
         let mut rest = mask;
         while rest != 0 {

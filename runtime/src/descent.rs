@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use crate::action::DeadEnd;
+use crate::action::{Action, DeadEnd};
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
 
@@ -41,10 +41,19 @@ pub fn random_descent<B: Backbone, R: Rng>(
     let mut candidate = start.clone();
     let mut decisions = 0;
     while let Some(instance) = candidate.next_open(priority) {
-        let alternatives = candidate.alternatives(&instance);
-        let action = &alternatives[rng.random_range(0..alternatives.len())];
+        // The `k`-th of `alternatives`, without building the others.
+        let mut values = candidate.alternative_values(&instance);
+        let k = rng.random_range(0..values.count_ones() as usize);
+        for _ in 0..k {
+            values &= values - 1;
+        }
+        let action = Action {
+            choice: instance.choice,
+            objects: instance.objects,
+            values: values & values.wrapping_neg(),
+        };
         decisions += 1;
-        if let Err(dead_end) = candidate.apply(action) {
+        if let Err(dead_end) = candidate.apply(&action) {
             return Descent::DeadEnd {
                 dead_end,
                 decisions,

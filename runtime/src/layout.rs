@@ -116,9 +116,14 @@ pub struct Layout {
     /// Per choice, the constraint literals a change of one of its
     /// instances visits (see [`plan::visits`]).
     pub(crate) visits: Vec<Vec<plan::Visit>>,
+    /// Per choice, the visits a change runs per domain, where listed (see
+    /// [`plan::runs`]).
+    pub(crate) runs: Vec<Option<plan::Runs>>,
     /// Per boolean property and parameter, where it holds for each tuple
     /// of the other arguments (see [`plan::PropertyRows`]).
     pub(crate) property_rows: Vec<Vec<Option<plan::PropertyRows>>>,
+    /// Per choice, the counters that read it (see [`plan::counter_reads`]).
+    pub(crate) counter_reads: Vec<Vec<plan::CounterRead>>,
     /// Per counter, how it is counted over bitsets, if it can be.
     pub(crate) counter_plans: Vec<Option<plan::CounterPlan>>,
     /// [`Layout::triangle_positions`] of the first instances (those of a
@@ -173,6 +178,8 @@ impl Layout {
             counter_tuples: Vec::new(),
             universes: vec![Vec::new(); model.choices.len()],
             visits: Vec::new(),
+            runs: Vec::new(),
+            counter_reads: Vec::new(),
             property_rows: Vec::new(),
             counter_plans: Vec::new(),
             triangle_table: (0..TRIANGLE_TABLE_OBJECTS * (TRIANGLE_TABLE_OBJECTS - 1) / 2)
@@ -341,6 +348,8 @@ impl Layout {
             .collect();
         layout.property_rows = plan::property_rows(&layout);
         layout.visits = plan::visits(&layout);
+        layout.runs = plan::runs(&layout);
+        layout.counter_reads = plan::counter_reads(&layout);
         layout.counter_plans = plan::counter_plans(&layout);
         Ok(layout)
     }
@@ -665,21 +674,37 @@ impl Layout {
         instance: usize,
         out: &mut Vec<ObjectId>,
     ) {
-        let shape = &self.shapes[choice as usize];
         out.clear();
+        out.resize(self.shapes[choice as usize].sets.len(), 0);
+        let len = self.instance_objects_in(choice, instance, out).unwrap_or(0);
+        out.truncate(len);
+    }
+
+    /// Like `instance_objects`, into the start of `out` (without
+    /// allocating): their number, or `None` if `out` is too short.
+    pub(crate) fn instance_objects_in(
+        &self,
+        choice: u16,
+        instance: usize,
+        out: &mut [ObjectId],
+    ) -> Option<usize> {
+        let shape = &self.shapes[choice as usize];
         if shape.triangle {
             let (low, high) = self.triangle_positions(instance);
             let objects = &self.objects[shape.sets[0] as usize];
-            out.extend([objects[low], objects[high]]);
-            return;
+            out.get_mut(..2)?
+                .copy_from_slice(&[objects[low], objects[high]]);
+            return Some(2);
         }
+        let len = shape.sets.len();
+        let out = out.get_mut(..len)?;
         let mut rest = instance;
-        out.resize(shape.sets.len(), 0);
-        for i in (0..shape.sets.len()).rev() {
+        for i in (0..len).rev() {
             let position = rest % shape.sizes[i].max(1);
             rest /= shape.sizes[i].max(1);
             out[i] = self.objects[shape.sets[i] as usize][position];
         }
+        Some(len)
     }
 
     /// Whether an instance has pairwise distinct objects, i.e. exists.

@@ -15,6 +15,7 @@ pub mod model;
 mod plan;
 mod propagate;
 pub mod search;
+mod slots;
 pub mod testing;
 
 pub use action::{Action, DeadEnd, InstanceId};

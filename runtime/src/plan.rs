@@ -7,6 +7,7 @@
 use crate::layout::{Layout, Planes};
 use crate::model::*;
 use crate::propagate::{literal_instances, map_mask};
+use crate::slots::{slot_plan, SlotPlan};
 
 /// One instance of a literal that reads the changed choice: the literal's
 /// variables `args` are bound to the changed instance's objects.
@@ -26,6 +27,12 @@ pub(crate) struct Visit {
     /// not skipped finds it false (the changed instance's domain misses
     /// its values and is not empty).
     pub known_false: Option<usize>,
+    /// `plan` read by argument slot, when every row it reads is a row of
+    /// the changed instance's objects (see [`SlotPlan`]).
+    pub slots: Option<SlotPlan>,
+    /// The constraint's property literals, each with its last variable:
+    /// the generic enumeration leaves out the completions where one holds.
+    pub properties: Vec<(Var, &'static Literal)>,
 }
 
 /// A constraint with every variable bound but `z`, filtered for every
@@ -93,18 +100,87 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                     };
                     let bound = instance.args.iter().fold(0u32, |m, &v| m | 1 << v);
                     let is_enum = matches!(model.choices[choice].kind, ChoiceKind::Enum { .. });
+                    let plan = vector_plan(layout, def, bound);
+                    let known_false =
+                        (is_values.is_some() && is_enum).then_some(clause.literal as usize);
                     out.push(Visit {
                         constraint: clause.constraint,
                         args: instance.args,
                         is_values,
-                        plan: vector_plan(layout, def, bound),
+                        slots: plan.as_ref().and_then(|plan| {
+                            slot_plan(
+                                layout,
+                                choice,
+                                clause.constraint,
+                                instance.args,
+                                plan,
+                                known_false,
+                            )
+                        }),
+                        plan,
                         fallback: fallback(layout, def, bound),
-                        known_false: (is_values.is_some() && is_enum)
-                            .then_some(clause.literal as usize),
+                        known_false,
+                        properties: def
+                            .literals
+                            .iter()
+                            .filter_map(|literal| match literal {
+                                Literal::Property { args, .. } => {
+                                    Some((*args.iter().max()?, literal))
+                                }
+                                _ => None,
+                            })
+                            .collect(),
                     });
                 }
             }
             out
+        })
+        .collect()
+}
+
+/// Per domain of a changed instance (the mask as an index), the visits
+/// it runs: (index in the choice's visits, orientation).
+pub(crate) type Runs = Vec<Vec<(u16, u8)>>;
+
+/// Enum choices of at most this many values list their visits per
+/// domain (see [`runs`]).
+const RUN_VALUES: usize = 6;
+
+/// For an enum choice of at most [`RUN_VALUES`] values read in one
+/// orientation, or stored as a triangle (read in both, the second through
+/// the inverse): per domain of a changed instance, the visits that are not
+/// skipped, in the propagator's order, each with its orientation (an `is`
+/// literal that the domain does not make false is skipped).
+pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
+    let model = layout.model;
+    (0..model.choices.len())
+        .map(|choice| {
+            let def = &model.choices[choice];
+            let ChoiceKind::Enum { values } = def.kind else {
+                return None;
+            };
+            let symmetric = def.symmetry != Symmetry::None && def.params.len() == 2;
+            if values.len() > RUN_VALUES || (symmetric && !layout.shapes[choice].triangle) {
+                return None;
+            }
+            let visits = &layout.visits[choice];
+            let runs = (0..1u64 << values.len())
+                .map(|mask| {
+                    let masks = [mask, layout.map_inverse(choice as u16, mask)];
+                    let orientations = if symmetric { 2 } else { 1 };
+                    let mut run = Vec::new();
+                    for (index, visit) in visits.iter().enumerate() {
+                        for (orientation, mask) in masks.iter().enumerate().take(orientations) {
+                            if visit.is_values.is_some_and(|values| mask & values != 0) {
+                                continue;
+                            }
+                            run.push((index as u16, orientation as u8));
+                        }
+                    }
+                    run
+                })
+                .collect();
+            Some(runs)
         })
         .collect()
 }
@@ -495,6 +571,65 @@ pub(crate) fn property_rows(layout: &Layout) -> Vec<Vec<Option<PropertyRows>>> {
                     Some(PropertyRows { root, rows })
                 })
                 .collect()
+        })
+        .collect()
+}
+
+/// A read of a choice by a counter: a change of one of the choice's
+/// instances recomputes the counter instances the read selects.
+#[derive(Debug)]
+pub(crate) struct CounterRead {
+    pub counter: u16,
+    pub def: &'static CounterDef,
+    /// The counter's parameters (its first variables).
+    pub params: usize,
+    /// The read instance's arguments, variables of the counter.
+    pub args: &'static [Var],
+    /// For an `is` literal: its values.
+    pub values: Option<u64>,
+}
+
+/// Per choice, its reads by counters, in the order the propagator runs
+/// them: counters as `counters_by_choice` lists them, then the
+/// condition's literals and the increment.
+pub(crate) fn counter_reads(layout: &Layout) -> Vec<Vec<CounterRead>> {
+    let model = layout.model;
+    (0..model.choices.len())
+        .map(|choice| {
+            let mut out = Vec::new();
+            for &counter in model.counters_by_choice.get(choice).copied().unwrap_or(&[]) {
+                let ChoiceKind::Counter(def) = &model.choices[counter as usize].kind else {
+                    continue;
+                };
+                let params = model.choices[counter as usize].params.len();
+                let reads = def
+                    .condition
+                    .iter()
+                    .flat_map(|l| {
+                        let values = match l {
+                            Literal::Is { values, .. } => Some(*values),
+                            _ => None,
+                        };
+                        literal_instances(l)
+                            .into_iter()
+                            .flatten()
+                            .map(move |i| (i, values))
+                    })
+                    .chain(match &def.increment {
+                        Term::Choice(inst) => Some((inst, None)),
+                        _ => None,
+                    });
+                for (instance, values) in reads.filter(|(i, _)| i.choice as usize == choice) {
+                    out.push(CounterRead {
+                        counter,
+                        def,
+                        params,
+                        args: instance.args,
+                        values,
+                    });
+                }
+            }
+            out
         })
         .collect()
 }

@@ -8,7 +8,11 @@ use crate::action::{DeadEnd, InstanceId};
 use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
-use crate::plan::{Checks, CounterPlan, Fallback, RowLiteral, ScreenPlan, VectorPlan, ZLiteral};
+use crate::plan::{
+    Checks, CounterPlan, Fallback, RowLiteral, ScreenPlan, VectorPlan, Visit, ZLiteral,
+    MAX_ROW_LITERALS,
+};
+use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
 
 /// Objects bound to the variables of one scope.
 #[derive(Clone, Copy)]
@@ -30,7 +34,7 @@ impl Binding {
     }
 
     /// Binds `var`, or says it is already bound to another object.
-    fn bind(&mut self, var: Var, object: ObjectId) -> bool {
+    pub fn bind(&mut self, var: Var, object: ObjectId) -> bool {
         if self.is_bound(var) {
             return self.objects[var as usize] == object;
         }
@@ -104,6 +108,12 @@ pub(crate) struct Propagator<'a> {
     reasons: Option<&'a mut [Reason]>,
     /// The constraint instance being enforced, if any.
     cause: Reason,
+    /// Counts the writes to domains and counters, so that statuses read
+    /// from the vector can be reused while it is unchanged.
+    writes: u64,
+    /// The two rows of the changed instance being visited, as
+    /// [`RowOrs`] (low row first).
+    row_ors: [RowOrs; 2],
 }
 
 /// The constraint instance that narrowed a domain: the constraint and the
@@ -126,8 +136,11 @@ pub(crate) const NO_REASON: Reason = Reason {
     },
 };
 
-fn bit_count(mask: u64) -> u32 {
-    mask.count_ones()
+/// Whether a mask has exactly one value (`count_ones() == 1` without a
+/// population count).
+#[inline]
+fn is_single(mask: u64) -> bool {
+    mask != 0 && mask & (mask - 1) == 0
 }
 
 /// Maps a value mask through an antisymmetric choice's inverse.
@@ -144,21 +157,27 @@ pub(crate) fn map_mask(mask: u64, inverse: &[u8]) -> u64 {
 
 impl<'a> Propagator<'a> {
     pub fn new(layout: &'a Layout, words: &'a mut [u64]) -> Self {
+        Propagator::explained(layout, words, None)
+    }
+
+    /// A propagator that records, per instance and value, the constraint
+    /// that removed it, when given `reasons`.
+    pub fn explained(
+        layout: &'a Layout,
+        words: &'a mut [u64],
+        reasons: Option<&'a mut [Reason]>,
+    ) -> Self {
         Propagator {
             layout,
             words,
-            queue: Vec::new(),
+            queue: Vec::with_capacity(64),
             queued: FixedBitSet::with_capacity(layout.instances),
             possible_members: false,
-            reasons: None,
+            reasons,
             cause: NO_REASON,
+            writes: 0,
+            row_ors: [RowOrs::EMPTY, RowOrs::EMPTY],
         }
-    }
-
-    /// Records, per instance, the constraint that last narrowed it.
-    pub fn explaining(mut self, reasons: Option<&'a mut [Reason]>) -> Self {
-        self.reasons = reasons;
-        self
     }
 
     fn model(&self) -> &'static Model {
@@ -203,9 +222,23 @@ impl<'a> Propagator<'a> {
     /// Restricts an enum or integer instance to `allowed` (in the order of
     /// `objects`); queues it if it changed.
     pub fn restrict(&mut self, choice: u16, objects: &[ObjectId], allowed: u64) -> Flow {
-        let Some((instance, word, reversed)) = self.locate(choice, objects) else {
+        let Some((instance, _, reversed)) = self.locate(choice, objects) else {
             return Ok(());
         };
+        self.restrict_instance(choice, instance, reversed, allowed)
+    }
+
+    /// [`Propagator::restrict`] of an instance found already: `reversed`
+    /// says whether `allowed` is in the other orientation.
+    fn restrict_instance(
+        &mut self,
+        choice: u16,
+        instance: usize,
+        reversed: bool,
+        allowed: u64,
+    ) -> Flow {
+        let shape = &self.layout.shapes[choice as usize];
+        let word = shape.base + instance * shape.width;
         let allowed = if reversed {
             self.layout.map_inverse(choice, allowed)
         } else {
@@ -217,6 +250,7 @@ impl<'a> Propagator<'a> {
             return Ok(());
         }
         self.words[word] = new;
+        self.writes += 1;
         self.clear_planes(choice, instance, old & !new);
         if new == 0 {
             let emptied = InstanceId {
@@ -319,7 +353,7 @@ impl<'a> Propagator<'a> {
             Literal::Same { lhs, rhs, equal } => {
                 let l = self.mask_of(lhs, b);
                 let r = self.mask_of(rhs, b);
-                let same = bit_count(l) == 1 && l == r;
+                let same = is_single(l) && l == r;
                 let disjoint = l & r == 0;
                 match (equal, same, disjoint) {
                     (true, true, _) | (false, _, true) => Status::True,
@@ -363,10 +397,10 @@ impl<'a> Propagator<'a> {
                     self.restrict(lhs.choice, &lo, r)?;
                     self.restrict(rhs.choice, &ro, l)
                 } else {
-                    if bit_count(l) == 1 {
+                    if is_single(l) {
                         self.restrict(rhs.choice, &ro, !l)?;
                     }
-                    if bit_count(r) == 1 {
+                    if is_single(r) {
                         self.restrict(lhs.choice, &lo, !r)?;
                     }
                     Ok(())
@@ -576,10 +610,15 @@ impl<'a> Propagator<'a> {
             self.words[planes.base + low * planes.values + v] &= !(1 << high);
             self.words[planes.base + high * planes.values + back] &= !(1 << low);
         }
+        for cache in &mut self.row_ors {
+            cache.changed(planes.base + low * planes.values);
+            cache.changed(planes.base + high * planes.values);
+        }
     }
 
     /// Recomputes every plane from the masks.
     pub fn rebuild_planes(&mut self) {
+        self.row_ors = [RowOrs::EMPTY, RowOrs::EMPTY];
         let layout = self.layout;
         for (c, shape) in layout.shapes.iter().enumerate() {
             let Some(planes) = shape.planes else { continue };
@@ -699,6 +738,290 @@ impl<'a> Propagator<'a> {
         self.enforce_clause(constraint, unknown, with_z)
     }
 
+    /// [`Propagator::vector_filter`] for a visit with a slot plan: the same
+    /// filtering, in the same order, with rows found from the changed
+    /// instance's positions.
+    #[inline(always)]
+    fn slot_filter(
+        &mut self,
+        visit: &Visit,
+        plan: &VectorPlan,
+        slots: &SlotPlan,
+        at: &SlotsAt,
+    ) -> Flow {
+        let [p0, p1] = at.positions;
+        let valid =
+            plan.full & !((slots.excluded & 1) << p0) & !(((slots.excluded >> 1) & 1) << p1);
+        if let Some([a, b]) = &slots.pair {
+            // The visit's own literal is false: a position fails where both
+            // rows are false and is unit where one is.
+            let (a_in, a_out) = self.pair_row(a, at);
+            let (b_in, b_out) = self.pair_row(b, at);
+            let open = valid & a_out & b_out;
+            let failed = open & !a_in & !b_in;
+            let units = open & (a_in ^ b_in);
+            if failed == 0 && units == 0 {
+                return Ok(());
+            }
+            return self.slot_units(visit, plan, slots, at, failed, units);
+        }
+        let (mut sat, mut all_false) = (0u64, valid);
+        let (mut one, mut two) = (0u64, 0u64);
+        for (index, literal) in slots.literals.iter().enumerate() {
+            let (t, f) = match literal {
+                SlotLiteral::Constant if visit.known_false == Some(index) => (0, valid),
+                SlotLiteral::Constant => {
+                    let def = &self.model().constraints[visit.constraint as usize];
+                    match self.status(&def.literals[index], &at.binding(visit.args)) {
+                        Status::True => return Ok(()),
+                        Status::False => (0, valid),
+                        Status::Unknown => (0, 0),
+                    }
+                }
+                row => {
+                    let (t, f) = self.slot_status(row, at);
+                    (t & valid, f & valid)
+                }
+            };
+            sat |= t;
+            all_false &= f;
+            two |= one & !f;
+            one |= !f;
+        }
+        let open = valid & !sat;
+        let units = open & one & !two;
+        if open & all_false == 0 && units == 0 {
+            return Ok(());
+        }
+        self.slot_units(visit, plan, slots, at, open & all_false, units)
+    }
+
+    /// The end of [`Propagator::slot_filter`] where some position fails
+    /// (`failed`) or is unit (`units`): as `vector_filter` and
+    /// `filter_at`, reading the rows again only after a write.
+    #[inline(never)]
+    fn slot_units(
+        &mut self,
+        visit: &Visit,
+        plan: &VectorPlan,
+        slots: &SlotPlan,
+        at: &SlotsAt,
+        failed: u64,
+        mut units: u64,
+    ) -> Flow {
+        let constraint = visit.constraint;
+        let def = &self.model().constraints[constraint as usize];
+        let objects = self.layout.plain_objects(plan.set);
+        if failed != 0 {
+            let p = failed.trailing_zeros() as usize;
+            let mut with_z = at.binding(visit.args);
+            with_z.bind(plan.z, objects[p]);
+            let message = format!("constraint {} fails: {}", def.origin, def.description);
+            return Err(self.dead(Some(constraint), &with_z, def.vars, message));
+        }
+        let mut rows = [(0u64, 0u64); MAX_ROW_LITERALS];
+        let mut read_at = None;
+        while units != 0 {
+            let p = units.trailing_zeros() as usize;
+            units &= units - 1;
+            // The binding, made only where it is read.
+            let with_z = || {
+                let mut with_z = at.binding(visit.args);
+                with_z.bind(plan.z, objects[p]);
+                with_z
+            };
+            if read_at != Some(self.writes) {
+                for (index, literal) in slots.literals.iter().enumerate() {
+                    if !matches!(literal, SlotLiteral::Constant) {
+                        rows[index] = self.slot_status(literal, at);
+                    }
+                }
+                read_at = Some(self.writes);
+            }
+            let mut unknown = None;
+            let mut unknown_index = 0;
+            let mut satisfied = false;
+            for (index, literal) in slots.literals.iter().enumerate() {
+                let status = match literal {
+                    SlotLiteral::Constant if visit.known_false == Some(index) => Status::False,
+                    SlotLiteral::Constant => self.status(&def.literals[index], &with_z()),
+                    _ => match rows[index] {
+                        (t, _) if t & (1 << p) != 0 => Status::True,
+                        (_, f) if f & (1 << p) != 0 => Status::False,
+                        _ => Status::Unknown,
+                    },
+                };
+                match status {
+                    Status::True => {
+                        satisfied = true;
+                        break;
+                    }
+                    Status::False => {}
+                    Status::Unknown if unknown.is_some() => {
+                        satisfied = true;
+                        break;
+                    }
+                    Status::Unknown => {
+                        unknown = Some(&def.literals[index]);
+                        unknown_index = index;
+                    }
+                }
+            }
+            if satisfied {
+                continue;
+            }
+            match slots.enforce.get(unknown_index) {
+                Some(Some(enforce)) if unknown.is_some() => {
+                    self.enforce_clause_by(constraint, unknown, with_z, |s, _| {
+                        s.enforce_slot(enforce, at, p)
+                    })?;
+                    // An `is` literal enforced at `p` writes the rows read
+                    // here at `p` only, which is done with.
+                    if matches!(enforce, SlotEnforce::Is { .. }) && read_at.is_some() {
+                        read_at = Some(self.writes);
+                    }
+                }
+                _ => self.enforce_clause(constraint, unknown, &with_z())?,
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Propagator::enforce`] of a literal of a slot plan at position `p`.
+    fn enforce_slot(&mut self, enforce: &SlotEnforce, at: &SlotsAt, p: usize) -> Flow {
+        match enforce {
+            SlotEnforce::Is { instance, values } => {
+                let (index, reversed) = at.instance(instance, p);
+                self.restrict_instance(instance.choice, index, reversed, *values)
+            }
+            SlotEnforce::Same { lhs, rhs, equal } => {
+                let (li, lr) = at.instance(lhs, p);
+                let (ri, rr) = at.instance(rhs, p);
+                let (l, r) = (
+                    self.instance_mask(lhs.choice, li, lr),
+                    self.instance_mask(rhs.choice, ri, rr),
+                );
+                if *equal {
+                    self.restrict_instance(lhs.choice, li, lr, r)?;
+                    self.restrict_instance(rhs.choice, ri, rr, l)
+                } else {
+                    if is_single(l) {
+                        self.restrict_instance(rhs.choice, ri, rr, !l)?;
+                    }
+                    if is_single(r) {
+                        self.restrict_instance(lhs.choice, li, lr, !r)?;
+                    }
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// The mask of an enum instance found already, in the other
+    /// orientation if `reversed`.
+    fn instance_mask(&self, choice: u16, instance: usize, reversed: bool) -> u64 {
+        let shape = &self.layout.shapes[choice as usize];
+        let mask = self.words[shape.base + instance * shape.width];
+        if reversed {
+            self.layout.map_inverse(choice, mask)
+        } else {
+            mask
+        }
+    }
+
+    /// [`Propagator::row_masks`] of the row of a slot of `at`, through
+    /// [`RowOrs`] when the planes have at most [`ROW_ORS_VALUES`] values.
+    #[inline(always)]
+    fn slot_row_masks(
+        &mut self,
+        planes: &Planes,
+        slot: u8,
+        at: &SlotsAt,
+        stored: u64,
+    ) -> (u64, u64) {
+        let first = planes.base + at.positions[slot as usize] * planes.values;
+        if planes.values > ROW_ORS_VALUES {
+            return self.row_masks(first, planes.values, stored);
+        }
+        self.row_ors[(slot as usize ^ at.flip) & 1].masks(self.words, first, planes.values, stored)
+    }
+
+    /// The positions whose domain meets a pair literal's values, and those
+    /// whose domain has a value outside them.
+    #[inline(always)]
+    fn pair_row(&mut self, row: &PairRow, at: &SlotsAt) -> (u64, u64) {
+        const MASK: usize = (1 << ROW_ORS_VALUES) - 1;
+        let slot = row.slot as usize & 1;
+        let cache = &mut self.row_ors[(slot ^ at.flip) & 1];
+        cache.read(self.words, at.rows[slot], at.values);
+        (cache.ors[row.inside & MASK], cache.ors[row.outside & MASK])
+    }
+
+    /// [`Propagator::row_status`] of a literal of a slot plan.
+    #[inline(always)]
+    fn slot_status(&mut self, literal: &SlotLiteral, at: &SlotsAt) -> (u64, u64) {
+        let row =
+            |planes: &Planes, slot: u8| planes.base + at.positions[slot as usize] * planes.values;
+        match literal {
+            SlotLiteral::Is {
+                slot,
+                planes,
+                stored,
+            } => {
+                let (has_in, has_out) = self.slot_row_masks(planes, *slot, at, *stored);
+                (!has_out, !has_in)
+            }
+            SlotLiteral::Same {
+                fixed_slots,
+                choice,
+                slot,
+                planes,
+                inverse,
+                equal,
+            } => {
+                // The changed instance, read in the order of the slots.
+                let word = self.words[at.word];
+                let m = if at.positions[fixed_slots[0] as usize]
+                    > at.positions[fixed_slots[1] as usize]
+                {
+                    self.layout.map_inverse(at.choice, word)
+                } else {
+                    word
+                };
+                let stored = if *inverse {
+                    self.layout.map_inverse(*choice, m)
+                } else {
+                    m
+                };
+                let (has_in, has_out) = self.slot_row_masks(planes, *slot, at, stored);
+                let same = if is_single(m) { !has_out } else { 0 };
+                if *equal {
+                    (same, !has_in)
+                } else {
+                    (!has_in, same)
+                }
+            }
+            SlotLiteral::SameRows {
+                planes,
+                lhs,
+                rhs,
+                equal,
+            } => {
+                let (t, f) = self.row_same(
+                    planes.values,
+                    (row(planes, lhs.0), lhs.1),
+                    (row(planes, rhs.0), rhs.1),
+                );
+                if *equal {
+                    (t, f)
+                } else {
+                    (f, t)
+                }
+            }
+            SlotLiteral::Constant => (0, 0),
+        }
+    }
+
     /// Where a literal read from planes is certainly true and certainly
     /// false, over the positions of the free variable; `None` when it
     /// cannot be read for these objects.
@@ -728,7 +1051,7 @@ impl<'a> Propagator<'a> {
                 let (has_in, has_out) = self.row_masks(first, planes.values, stored);
                 // Equal: certain when both are the same single value;
                 // impossible when they share no value.
-                let same = if m.count_ones() == 1 { !has_out } else { 0 };
+                let same = if is_single(m) { !has_out } else { 0 };
                 Some(if *equal {
                     (same, !has_in)
                 } else {
@@ -905,26 +1228,49 @@ impl<'a> Propagator<'a> {
         unknown: Option<&'static Literal>,
         b: &Binding,
     ) -> Flow {
+        self.enforce_clause_by(
+            constraint,
+            unknown,
+            || *b,
+            |p, literal| p.enforce(literal, b),
+        )
+    }
+
+    /// [`Propagator::enforce_clause`], the literal made to hold by
+    /// `enforce`, the binding made by `binding` only when it is read (for
+    /// explanations and failures).
+    fn enforce_clause_by(
+        &mut self,
+        constraint: u16,
+        unknown: Option<&'static Literal>,
+        binding: impl Fn() -> Binding,
+        enforce: impl FnOnce(&mut Self, &'static Literal) -> Flow,
+    ) -> Flow {
         let def = &self.model().constraints[constraint as usize];
-        let outer = std::mem::replace(
-            &mut self.cause,
-            Reason {
-                constraint,
-                binding: *b,
-            },
-        );
+        // The cause is read only to keep explanations.
+        let outer = self.reasons.is_some().then(|| {
+            std::mem::replace(
+                &mut self.cause,
+                Reason {
+                    constraint,
+                    binding: binding(),
+                },
+            )
+        });
         let enforced = match unknown {
-            Some(literal) => self.enforce(literal, b),
+            Some(literal) => enforce(self, literal),
             None => Ok(()),
         };
-        self.cause = outer;
+        if let Some(outer) = outer {
+            self.cause = outer;
+        }
         match unknown {
             Some(_) => enforced.map_err(|mut dead_end| {
                 // Name the constraint whose enforcement emptied a domain.
                 if dead_end.constraint.is_none() {
                     let context = self.dead(
                         Some(constraint),
-                        b,
+                        &binding(),
                         def.vars,
                         format!("constraint {} fails: {}", def.origin, def.description),
                     );
@@ -936,7 +1282,7 @@ impl<'a> Propagator<'a> {
             }),
             None => Err(self.dead(
                 Some(constraint),
-                b,
+                &binding(),
                 def.vars,
                 format!("constraint {} fails: {}", def.origin, def.description),
             )),
@@ -981,7 +1327,21 @@ impl<'a> Propagator<'a> {
         b: &mut Binding,
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
-        self.for_each_from(vars, b, 0, f)
+        self.for_each_from(vars, b, 0, &[], f)
+    }
+
+    /// Like [`Propagator::for_each`], leaving out the completions where a
+    /// literal of `holds` (each with its last variable) is certainly
+    /// true, as soon as that variable is bound: for a clause, `filter`
+    /// does nothing there.
+    fn for_each_unless(
+        &mut self,
+        vars: &'static [VarDef],
+        b: &mut Binding,
+        holds: &[(Var, &'static Literal)],
+        f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
+    ) -> Flow {
+        self.for_each_from(vars, b, 0, holds, f)
     }
 
     fn for_each_from(
@@ -989,11 +1349,17 @@ impl<'a> Propagator<'a> {
         vars: &'static [VarDef],
         b: &mut Binding,
         i: usize,
+        holds: &[(Var, &'static Literal)],
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         if i == vars.len() {
             return f(self, b);
         }
+        let true_at = |p: &Self, b: &Binding| {
+            holds
+                .iter()
+                .any(|&(last, literal)| last as usize == i && p.status(literal, b) == Status::True)
+        };
         let var = &vars[i];
         let layout = self.layout;
         let args = if var.args.is_empty() {
@@ -1016,8 +1382,9 @@ impl<'a> Propagator<'a> {
             if (layout.is_plain_root[var.set as usize] || layout.contains(var.set, &args, object))
                 && (!layout.is_quotient[var.set as usize] || self.is_member(var.set, &args, object))
                 && distinct(b, object)
+                && !true_at(self, b)
             {
-                return self.for_each_from(vars, b, i + 1, f);
+                return self.for_each_from(vars, b, i + 1, holds, f);
             }
             return Ok(());
         }
@@ -1029,7 +1396,10 @@ impl<'a> Propagator<'a> {
             }
             let mut inner = *b;
             inner.bind(i as Var, object);
-            self.for_each_from(vars, &mut inner, i + 1, f)?;
+            if true_at(self, &inner) {
+                continue;
+            }
+            self.for_each_from(vars, &mut inner, i + 1, holds, f)?;
         }
         Ok(())
     }
@@ -1099,6 +1469,19 @@ impl<'a> Propagator<'a> {
         params: &[ObjectId],
         contributions: Option<&mut Vec<(Binding, Range, Status, Range)>>,
     ) -> Range {
+        let instance = self.layout.instance(choice, params).map(|(i, _)| i);
+        self.compute_counter_at(choice, instance, params, contributions)
+    }
+
+    /// [`Propagator::compute_counter`] of the counter instance `instance`
+    /// (`params` are its objects), if it has one.
+    fn compute_counter_at(
+        &mut self,
+        choice: u16,
+        instance: Option<usize>,
+        params: &[ObjectId],
+        contributions: Option<&mut Vec<(Binding, Range, Status, Range)>>,
+    ) -> Range {
         let ChoiceKind::Counter(def) = &self.model().choices[choice as usize].kind else {
             return Range { min: 0, max: 0 };
         };
@@ -1109,9 +1492,7 @@ impl<'a> Propagator<'a> {
         let mut collected = Vec::new();
         let want = contributions.is_some();
         let layout = self.layout;
-        let tuples = layout
-            .instance(choice, params)
-            .and_then(|(instance, _)| layout.counter_tuples(choice, instance));
+        let tuples = instance.and_then(|instance| layout.counter_tuples(choice, instance));
         if let (Some(_), Some(plan), false) = (tuples, &layout.counter_plans[choice as usize], want)
         {
             if let Some(range) = self.count_rows(plan, params) {
@@ -1320,11 +1701,15 @@ impl<'a> Propagator<'a> {
     /// Recomputes a counter instance from its inputs, keeping any narrower
     /// bound constraints put on it, and queues it if it changed.
     fn update_counter(&mut self, choice: u16, params: &[ObjectId]) -> Flow {
-        if self.locate(choice, params).is_none() || !self.layout.instance_exists(choice, params) {
+        let Some((instance, word, _)) = self.locate(choice, params) else {
+            return Ok(());
+        };
+        if !self.layout.instance_exists(choice, params) {
             return Ok(());
         }
-        let computed = self.compute_counter(choice, params, None);
-        self.narrow_counter(choice, params, computed.min, computed.max, computed)
+        let computed = self.compute_counter_at(choice, Some(instance), params, None);
+        let (lo, hi) = (computed.min, computed.max);
+        self.narrow_counter_at(choice, (instance, word), params, (lo, hi), computed)
     }
 
     /// Sets a counter's range from scratch (initialization).
@@ -1361,6 +1746,19 @@ impl<'a> Propagator<'a> {
         let Some((instance, word, _)) = self.locate(choice, params) else {
             return Ok(());
         };
+        self.narrow_counter_at(choice, (instance, word), params, (lo, hi), computed)
+    }
+
+    /// [`Propagator::narrow_counter`] of the counter instance found at
+    /// `(instance, word)`.
+    fn narrow_counter_at(
+        &mut self,
+        choice: u16,
+        (instance, word): (usize, usize),
+        params: &[ObjectId],
+        (lo, hi): (i64, i64),
+        computed: Range,
+    ) -> Flow {
         let (old_min, old_max) = (self.words[word] as i64, self.words[word + 1] as i64);
         let (min, max) = (
             old_min.max(lo).max(computed.min),
@@ -1387,6 +1785,7 @@ impl<'a> Propagator<'a> {
         if (min, max) != (old_min, old_max) {
             self.words[word] = min as u64;
             self.words[word + 1] = max as u64;
+            self.writes += 1;
             self.enqueue(choice, instance, old_min as u64);
         }
         // A counter `sum 1 when ...` forces an uncertain increment only
@@ -1543,20 +1942,67 @@ impl<'a> Propagator<'a> {
 
     /// Propagates until no domain changes.
     pub fn run(&mut self) -> Flow {
-        let mut objects = Vec::with_capacity(4);
+        // The changed instance's objects, without allocating unless it
+        // has more than a scope's variables.
+        let mut buffer = [0 as ObjectId; MAX_VARS];
+        let mut spilled = Vec::new();
         while let Some((choice, instance, old)) = self.queue.pop() {
             let key = self.queue_key(choice, instance);
             self.queued.set(key, false);
-            self.layout
-                .instance_objects_into(choice, instance, &mut objects);
-            self.on_change(choice, &objects, old)?;
+            let layout = self.layout;
+            let objects = match layout.instance_objects_in(choice, instance, &mut buffer) {
+                Some(len) => &buffer[..len],
+                None => {
+                    layout.instance_objects_into(choice, instance, &mut spilled);
+                    &spilled[..]
+                }
+            };
+            self.on_change(choice, instance, objects, old)?;
         }
         Ok(())
     }
 
+    /// Filters the instances of a visit's constraint that bind its literal
+    /// to the changed instance's `objects` (in one orientation; `view` is
+    /// that orientation for slot plans).
+    fn visit(&mut self, visit: &Visit, objects: &[ObjectId], view: Option<&SlotsAt>) -> Flow {
+        if let (Some(slots), Some(plan), Some(view)) = (&visit.slots, &visit.plan, view) {
+            return self.slot_filter(visit, plan, slots, view);
+        }
+        let mut b = Binding::empty();
+        if !visit
+            .args
+            .iter()
+            .zip(objects.iter())
+            .all(|(&v, &o)| b.bind(v, o))
+        {
+            return Ok(());
+        }
+        if let Some(plan) = &visit.plan {
+            if let Some(flow) = self.vector_filter(visit.constraint, plan, visit.known_false, &b) {
+                return flow;
+            }
+        }
+        match &visit.fallback {
+            Fallback::Bound(checks) => {
+                if self.passes(checks, &b) {
+                    self.filter(visit.constraint, &b)?;
+                }
+                Ok(())
+            }
+            Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b),
+            Fallback::Generic => {
+                let def = &self.model().constraints[visit.constraint as usize];
+                self.for_each_unless(def.vars, &mut b, &visit.properties, &mut |p, b| {
+                    p.filter(visit.constraint, b)
+                })
+            }
+        }
+    }
+
     /// `old` is the instance's word when it was last taken from the queue
     /// (or before propagation started).
-    fn on_change(&mut self, choice: u16, objects: &[ObjectId], old: u64) -> Flow {
+    fn on_change(&mut self, choice: u16, instance: usize, objects: &[ObjectId], old: u64) -> Flow {
         let model = self.model();
         let symmetric =
             model.choices[choice as usize].symmetry != Symmetry::None && objects.len() == 2;
@@ -1573,118 +2019,114 @@ impl<'a> Propagator<'a> {
         // once: the `is` literals on it are tested against these. Should a
         // clause below restrict this instance again, it is queued again.
         let is_enum = matches!(model.choices[choice as usize].kind, ChoiceKind::Enum { .. });
-        let masks = [
-            self.mask(choice, orientations[0]),
-            orientations.get(1).map_or(0, |o| self.mask(choice, o)),
-        ];
+        let shape = &self.layout.shapes[choice as usize];
+        let masks = if shape.triangle {
+            // Stored in the first orientation.
+            let mask = self.words[shape.base + instance];
+            [mask, self.layout.map_inverse(choice, mask)]
+        } else {
+            [
+                self.mask(choice, orientations[0]),
+                orientations.get(1).map_or(0, |o| self.mask(choice, o)),
+            ]
+        };
         let layout = self.layout;
-        for visit in &layout.visits[choice as usize] {
+        // For a triangle choice with planes: the positions of the
+        // instance's objects, for slot plans.
+        let views = layout.shapes[choice as usize].planes.map(|planes| {
+            let (low, high) = layout.triangle_positions(instance);
+            let word = layout.shapes[choice as usize].base + instance;
+            let row = |position: usize| planes.base + position * planes.values;
+            [
+                SlotsAt {
+                    objects: orientations[0],
+                    flip: 0,
+                    positions: [low, high],
+                    rows: [row(low), row(high)],
+                    values: planes.values,
+                    word,
+                    choice,
+                },
+                SlotsAt {
+                    objects: orientations[1],
+                    flip: 1,
+                    positions: [high, low],
+                    rows: [row(high), row(low)],
+                    values: planes.values,
+                    word,
+                    choice,
+                },
+            ]
+        });
+        let visits = &layout.visits[choice as usize];
+        let run = layout.runs[choice as usize]
+            .as_ref()
+            .and_then(|runs| runs.get(masks[0] as usize));
+        if let Some(run) = run {
+            // The same visits as below, listed for this domain.
+            for &(index, orientation) in run {
+                let orientation = orientation as usize;
+                let visit = &visits[index as usize];
+                match (&visit.slots, &visit.plan, &views) {
+                    (Some(slots), Some(plan), Some(views)) => {
+                        self.slot_filter(visit, plan, slots, &views[orientation])?
+                    }
+                    _ => self.visit(visit, orientations[orientation], None)?,
+                }
+            }
+        } else {
+            for visit in visits {
+                for (orientation, objects) in orientations.iter().enumerate() {
+                    // An `is` literal that did not become false cannot make
+                    // any instance of its constraint fail or unit: the other
+                    // literals did not change, and each literal that became
+                    // false is visited through its own clause.
+                    if let (Some(values), true) = (visit.is_values, is_enum) {
+                        if masks[orientation] & values != 0 {
+                            continue;
+                        }
+                    }
+                    let views = views.as_ref().map(|views| &views[orientation]);
+                    self.visit(visit, objects, views)?;
+                }
+            }
+        }
+        for read in &layout.counter_reads[choice as usize] {
+            let (def, params) = (read.def, read.params);
             for (orientation, objects) in orientations.iter().enumerate() {
-                // An `is` literal that did not become false cannot make
-                // any instance of its constraint fail or unit: the other
-                // literals did not change, and each literal that became
-                // false is visited through its own clause.
-                if let (Some(values), true) = (visit.is_values, is_enum) {
-                    if masks[orientation] & values != 0 {
+                // A counter reads an `is` literal only through its status:
+                // if that did not change, neither did the counter's inputs
+                // (statuses only become certain, so none changed in
+                // between either).
+                if let (Some(values), true) = (read.values, is_enum) {
+                    let before = if orientation == 0 {
+                        old
+                    } else {
+                        self.layout.map_inverse(choice, old)
+                    };
+                    if is_status(before, values) == is_status(masks[orientation], values) {
                         continue;
                     }
                 }
                 let mut b = Binding::empty();
-                if visit
+                if read
                     .args
                     .iter()
                     .zip(objects.iter())
                     .all(|(&v, &o)| b.bind(v, o))
                 {
-                    if let Some(plan) = &visit.plan {
-                        if let Some(flow) =
-                            self.vector_filter(visit.constraint, plan, visit.known_false, &b)
-                        {
-                            flow?;
-                            continue;
+                    // Bound quantified variables only select the counter
+                    // instances: clear them, keep parameters.
+                    let bound = b.bound;
+                    b.bound &= (1u32 << params) - 1;
+                    self.for_each(&def.vars[..params], &mut b, &mut |p, b| {
+                        // A property that fails for this increment keeps it
+                        // from ever counting.
+                        if never_counts(p.layout, def, bound | b.bound, b) {
+                            return Ok(());
                         }
-                    }
-                    match &visit.fallback {
-                        Fallback::Bound(checks) => {
-                            if self.passes(checks, &b) {
-                                self.filter(visit.constraint, &b)?;
-                            }
-                        }
-                        Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b)?,
-                        Fallback::Generic => {
-                            let def = &model.constraints[visit.constraint as usize];
-                            self.for_each(def.vars, &mut b, &mut |p, b| {
-                                p.filter(visit.constraint, b)
-                            })?;
-                        }
-                    }
-                }
-            }
-        }
-        for &counter in model
-            .counters_by_choice
-            .get(choice as usize)
-            .copied()
-            .unwrap_or(&[])
-        {
-            let ChoiceKind::Counter(def) = &model.choices[counter as usize].kind else {
-                continue;
-            };
-            let params = model.choices[counter as usize].params.len();
-            // Each read with, for an `is` literal, its values.
-            let reads = def
-                .condition
-                .iter()
-                .flat_map(|l| {
-                    let values = match l {
-                        Literal::Is { values, .. } => Some(*values),
-                        _ => None,
-                    };
-                    literal_instances(l)
-                        .into_iter()
-                        .flatten()
-                        .map(move |i| (i, values))
-                })
-                .chain(match &def.increment {
-                    Term::Choice(inst) => Some((inst, None)),
-                    _ => None,
-                });
-            for (instance, values) in reads.filter(|(i, _)| i.choice == choice) {
-                for (orientation, objects) in orientations.iter().enumerate() {
-                    // A counter reads an `is` literal only through its
-                    // status: if that did not change, neither did the
-                    // counter's inputs (statuses only become certain, so
-                    // none changed in between either).
-                    if let (Some(values), true) = (values, is_enum) {
-                        let before = if orientation == 0 {
-                            old
-                        } else {
-                            self.layout.map_inverse(choice, old)
-                        };
-                        if is_status(before, values) == is_status(masks[orientation], values) {
-                            continue;
-                        }
-                    }
-                    let mut b = Binding::empty();
-                    if instance
-                        .args
-                        .iter()
-                        .zip(objects.iter())
-                        .all(|(&v, &o)| b.bind(v, o))
-                    {
-                        // Bound quantified variables only select the
-                        // counter instances: clear them, keep parameters.
-                        let read = b.bound;
-                        b.bound &= (1u32 << params) - 1;
-                        self.for_each(&def.vars[..params], &mut b, &mut |p, b| {
-                            // A property that fails for this increment
-                            // keeps it from ever counting.
-                            if never_counts(p.layout, def, read | b.bound, b) {
-                                return Ok(());
-                            }
-                            p.update_counter(counter, &b.args(&PARAM_VARS[..params]))
-                        })?;
-                    }
+                        p.update_counter(read.counter, &b.args(&PARAM_VARS[..params]))
+                    })?;
                 }
             }
         }

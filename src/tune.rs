@@ -167,7 +167,10 @@ struct Loaded {
     path: PathBuf,
     host: KernelHost,
     names: Names,
+    /// The space's root with the fixed decisions applied.
     root: LoopCandidate,
+    /// The space's root before them.
+    unfixed: LoopCandidate,
     fixes: Vec<String>,
 }
 
@@ -185,6 +188,7 @@ fn load(options: &KernelOptions) -> Result<Loaded, String> {
             read_fix_file(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?,
         );
     }
+    let unfixed = root.clone().without_explanations();
     apply_named_fixes(&host, &mut root, &fixes)?;
     let names = Names::new(&host);
     Ok(Loaded {
@@ -192,12 +196,15 @@ fn load(options: &KernelOptions) -> Result<Loaded, String> {
         host,
         names,
         root,
+        unfixed,
         fixes,
     })
 }
 
 /// The decisions of a leaf that differ from the original program's, for
-/// people.
+/// people: only those the earlier ones do not imply, so that, given to
+/// `commute lower` as fixed decisions (the rest completed as in the
+/// original program), they give the leaf back.
 fn differences(loaded: &Loaded, leaf: &LoopCandidate) -> Vec<String> {
     let mut changed = Vec::new();
     for instance in leaf.instances(&[order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE]) {
@@ -218,7 +225,23 @@ fn differences(loaded: &Loaded, leaf: &LoopCandidate) -> Vec<String> {
             changed.push(action);
         }
     }
-    loaded.names.summarize(leaf, &changed)
+    let mut replayed = loaded.unfixed.clone();
+    let mut needed = Vec::new();
+    for action in &changed {
+        let instance = InstanceId {
+            choice: action.choice,
+            objects: action.objects.clone(),
+        };
+        if single_action(&replayed, &instance).is_some_and(|a| a.values == action.values) {
+            continue;
+        }
+        if replayed.apply(action).is_err() {
+            // Cannot happen for a leaf of the same root; say everything.
+            return loaded.names.summarize(leaf, &changed);
+        }
+        needed.push(action.clone());
+    }
+    loaded.names.summarize(leaf, &needed)
 }
 
 fn single_action(leaf: &LoopCandidate, instance: &InstanceId) -> Option<commute_runtime::Action> {

@@ -691,3 +691,44 @@ fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The decisions a lowered candidate lists are few (those the others do
+/// not imply) and, given back as fixed decisions, give the same code.
+#[test]
+fn lower_lists_decisions_that_give_the_candidate_back() {
+    let fixes = [
+        "order(j@S0, j@S1) = BEFORE",
+        "order(j@S1, j@S2) = BEFORE",
+        "order(k, j@S1) = OUTER",
+        "dim_kind(i) = PARALLEL",
+    ];
+    let lower = |fixes: &[String]| {
+        let mut args = vec!["lower", "examples/covariance.c"];
+        for fix in fixes {
+            args.push("--fix");
+            args.push(fix);
+        }
+        let output = commute(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(output.status.success(), "{stdout}");
+        stdout
+    };
+    let first = lower(&fixes.map(String::from));
+    let listed: Vec<String> = first
+        .lines()
+        .skip_while(|l| !l.contains("decisions that differ"))
+        .skip(1)
+        .take_while(|l| l.starts_with("/*   "))
+        .map(|l| {
+            l.trim_start_matches("/*   ")
+                .trim_end_matches(" */")
+                .to_string()
+        })
+        .collect();
+    assert!(
+        !listed.is_empty() && listed.len() <= 6,
+        "{listed:?}\n{first}"
+    );
+    assert!(first.contains("#pragma omp parallel for"), "{first}");
+    assert_eq!(lower(&listed), first);
+}

@@ -547,8 +547,9 @@ exec cc "$@"
         "1",
         "--cc",
         fake.to_str().unwrap(),
+        // Long enough for a real compile on a loaded machine.
         "--compile-timeout",
-        "1",
+        "3",
         "--run-timeout",
         "1",
         "--work-dir",

@@ -8,98 +8,27 @@
 use std::collections::HashMap;
 
 use commute_spaces::loops::dependences::{dependences, Dependence, Distance, Kind};
-use commute_spaces::loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use commute_spaces::loops::frontend::{read_kernel, Affine, Kernel, LoopId, StatementId, Variable};
+use random_nests::Style;
 
-const ITERATORS: [&str; 3] = ["i", "j", "k"];
+mod random_nests;
 
-struct Generator {
-    rng: StdRng,
-    statements: usize,
-}
-
-impl Generator {
-    fn subscript(&mut self, around: &[&str]) -> String {
-        if around.is_empty() || self.rng.random_bool(0.1) {
-            return self.rng.random_range(0..3).to_string();
-        }
-        let pick = |rng: &mut StdRng| around[rng.random_range(0..around.len())];
-        let first = pick(&mut self.rng);
-        match self.rng.random_range(0..6) {
-            0 => format!("{first} + {}", pick(&mut self.rng)),
-            1 => format!("2 * {first}"),
-            2 => format!("{first} + 1"),
-            3 => format!("{first} - 1"),
-            _ => first.to_string(),
-        }
-    }
-
-    fn access(&mut self, around: &[&str]) -> String {
-        if self.rng.random_bool(0.1) {
-            return "s".to_string();
-        }
-        let array = ["A", "B"][self.rng.random_range(0..2)];
-        let first = self.subscript(around);
-        let second = self.subscript(around);
-        format!("{array}[{first}][{second}]")
-    }
-
-    fn statement(&mut self, around: &[&str], indent: &str) -> String {
-        self.statements += 1;
-        let target = self.access(around);
-        let op = ["=", "+="][self.rng.random_range(0..2)];
-        let reads: Vec<String> = (0..self.rng.random_range(1..=2))
-            .map(|_| self.access(around))
-            .collect();
-        format!("{indent}{target} {op} {} * 0.5;\n", reads.join(" + "))
-    }
-
-    fn body(&mut self, around: &mut Vec<&'static str>, indent: &str) -> String {
-        let mut out = String::new();
-        for _ in 0..self.rng.random_range(1..=2) {
-            let nested = around.len() < ITERATORS.len() && self.rng.random_bool(0.5);
-            if nested && self.statements < 3 {
-                out.push_str(&self.nest(around, indent));
-            } else if self.statements < 3 || out.is_empty() {
-                out.push_str(&self.statement(around, indent));
-            }
-        }
-        out
-    }
-
-    fn nest(&mut self, around: &mut Vec<&'static str>, indent: &str) -> String {
-        let iterator = ITERATORS[around.len()];
-        let outer = around.last().copied();
-        let lower = match outer {
-            Some(outer) if self.rng.random_bool(0.25) => outer.to_string(),
-            _ => self.rng.random_range(0..=1).to_string(),
-        };
-        let upper = match outer {
-            Some(outer) if self.rng.random_bool(0.25) => format!("{outer} + 1"),
-            _ if self.rng.random_bool(0.3) => "n".to_string(),
-            _ => self.rng.random_range(3..=5).to_string(),
-        };
-        around.push(iterator);
-        let body = self.body(around, &format!("{indent}  "));
-        around.pop();
-        format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
-    }
-
-    fn program(seed: u64) -> String {
-        let mut generator = Generator {
-            rng: StdRng::seed_from_u64(seed),
-            statements: 0,
-        };
-        let mut region = String::new();
-        while region.is_empty() || (generator.statements < 2 && generator.rng.random_bool(0.6)) {
-            region.push_str(&generator.nest(&mut Vec::new(), "  "));
-        }
-        format!(
-            "double A[20][20], B[20][20], s;\nvoid kernel(int n) {{\n  int i, j, k;\n#pragma scop\n{region}#pragma endscop\n}}\n"
-        )
-    }
-}
+/// Nests up to three deep with sums of iterators, doubled iterators,
+/// triangular bounds and a symbolic size `n`.
+const STYLE: Style = Style {
+    iterators: &["i", "j", "k"],
+    arrays: &["A", "B"],
+    constant_subscript: 0.1,
+    constants: 3,
+    rich_subscripts: true,
+    nest: 0.5,
+    lower_outer: 0.25,
+    upper_outer: 0.25,
+    upper_symbolic: 0.3,
+    extents: (3, 5),
+    more: 0.6,
+    head: "double A[20][20], B[20][20], s;\nvoid kernel(int n) {\n  int i, j, k;",
+};
 
 /// One executed statement instance: the statement and its iterators.
 struct Instance {
@@ -193,7 +122,7 @@ fn covers(
 /// Checks one nest for two sizes; returns the number of instance pairs
 /// that depend on each other.
 fn check(seed: u64) -> usize {
-    let source = Generator::program(seed);
+    let source = random_nests::program(&STYLE, seed);
     let kernel = read_kernel("random.c", &source).unwrap_or_else(|e| panic!("{e}\n{source}"));
     let deps = dependences(&kernel);
     let mut checked = 0;
@@ -226,17 +155,10 @@ fn check(seed: u64) -> usize {
             .collect();
         for (first, earlier) in instances.iter().enumerate() {
             for (later, second) in instances.iter().enumerate().skip(first + 1) {
-                let (s1, s2) = (
-                    &kernel.statements[earlier.statement],
-                    &kernel.statements[second.statement],
+                let common = kernel.common_loops(
+                    StatementId(earlier.statement),
+                    StatementId(second.statement),
                 );
-                let common: Vec<LoopId> = s1
-                    .loops
-                    .iter()
-                    .zip(&s2.loops)
-                    .take_while(|(a, b)| a == b)
-                    .map(|(a, _)| *a)
-                    .collect();
                 let distances: Vec<i64> = common
                     .iter()
                     .map(|l| second.iterators[l] - earlier.iterators[l])
@@ -246,11 +168,7 @@ fn check(seed: u64) -> usize {
                         if n1 != n2 || e1 != e2 || !(*w1 || *w2) {
                             continue;
                         }
-                        let kind = match (w1, w2) {
-                            (true, true) => Kind::Output,
-                            (true, false) => Kind::Flow,
-                            _ => Kind::Anti,
-                        };
+                        let kind = Kind::of(*w1, *w2);
                         checked += 1;
                         assert!(
                             deps.iter().any(|d| covers(

@@ -13,97 +13,31 @@ use commute_spaces::loops::interpret::{run, Memory, RunError};
 use commute_spaces::loops::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_spaces::loops::space::Backbone;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
+use random_nests::Style;
 
-const ITERATORS: [&str; 4] = ["i", "j", "k", "l"];
+mod random_nests;
+
 const LIMIT: usize = 100_000;
 /// Candidates enumerated per nest by default (`COMMUTE_PROPERTY_LEAVES`);
 /// as many random ones past that.
 const ENUMERATED: usize = 250;
 
-/// Writes a random nest of at most `depth` loops around statements.
-struct Generator {
-    rng: StdRng,
-    statements: usize,
-}
-
-impl Generator {
-    fn subscript(&mut self, around: &[&str]) -> String {
-        if around.is_empty() || self.rng.random_bool(0.15) {
-            return self.rng.random_range(0..4).to_string();
-        }
-        let iterator = around[self.rng.random_range(0..around.len())];
-        match self.rng.random_range(-1..=1) {
-            0 => iterator.to_string(),
-            offset if offset > 0 => format!("{iterator} + {offset}"),
-            offset => format!("{iterator} - {}", -offset),
-        }
-    }
-
-    fn access(&mut self, around: &[&str]) -> String {
-        if self.rng.random_bool(0.1) {
-            return "s".to_string();
-        }
-        let array = ["A", "B", "C"][self.rng.random_range(0..3)];
-        let first = self.subscript(around);
-        let second = self.subscript(around);
-        format!("{array}[{first}][{second}]")
-    }
-
-    fn statement(&mut self, around: &[&str], indent: &str) -> String {
-        self.statements += 1;
-        let target = self.access(around);
-        let op = ["=", "+="][self.rng.random_range(0..2)];
-        let reads: Vec<String> = (0..self.rng.random_range(1..=2))
-            .map(|_| self.access(around))
-            .collect();
-        format!("{indent}{target} {op} {} * 0.5;\n", reads.join(" + "))
-    }
-
-    fn body(&mut self, around: &mut Vec<&'static str>, depth: usize, indent: &str) -> String {
-        let mut out = String::new();
-        let items = self.rng.random_range(1..=2);
-        for _ in 0..items {
-            let nested = depth > 0 && around.len() < ITERATORS.len() && self.rng.random_bool(0.6);
-            if nested && self.statements < 3 {
-                out.push_str(&self.nest(around, depth, indent));
-            } else if self.statements < 3 || out.is_empty() {
-                out.push_str(&self.statement(around, indent));
-            }
-        }
-        out
-    }
-
-    fn nest(&mut self, around: &mut Vec<&'static str>, depth: usize, indent: &str) -> String {
-        let iterator = ITERATORS[around.len()];
-        let lower = self.rng.random_range(0..=1);
-        // Mostly rectangular; sometimes triangular on the enclosing loop.
-        let upper = match around.last() {
-            Some(outer) if self.rng.random_bool(0.2) => format!("{outer} + 1"),
-            _ => self.rng.random_range(4..=9).to_string(),
-        };
-        around.push(iterator);
-        let inner = format!("{indent}  ");
-        let body = self.body(around, depth - 1, &inner);
-        around.pop();
-        format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
-    }
-
-    fn program(seed: u64) -> String {
-        let mut generator = Generator {
-            rng: StdRng::seed_from_u64(seed),
-            statements: 0,
-        };
-        let mut around = Vec::new();
-        let mut region = String::new();
-        while region.is_empty() || (generator.statements < 2 && generator.rng.random_bool(0.5)) {
-            region.push_str(&generator.nest(&mut around, 2, "  "));
-        }
-        format!(
-            "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {{\n  int i, j, k, l;\n#pragma scop\n{region}#pragma endscop\n}}\n"
-        )
-    }
-}
+/// Small nests, at most two deep, on three 12 x 12 arrays.
+const STYLE: Style = Style {
+    iterators: &["i", "j"],
+    arrays: &["A", "B", "C"],
+    constant_subscript: 0.15,
+    constants: 4,
+    rich_subscripts: false,
+    nest: 0.6,
+    lower_outer: 0.0,
+    upper_outer: 0.2,
+    upper_symbolic: 0.0,
+    extents: (4, 9),
+    more: 0.5,
+    head: "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {\n  int i, j, k, l;",
+};
 
 fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
     Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
@@ -164,7 +98,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // candidates with a distributed loop.
     let mut features = [0usize; 6];
     for seed in 0..cases {
-        let source = Generator::program(seed);
+        let source = random_nests::program(&STYLE, seed);
         let kernel = read_kernel("random.c", &source)
             .unwrap_or_else(|e| panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"));
         let expected = reference(&kernel);

@@ -206,6 +206,18 @@ impl Dependence {
     }
 }
 
+impl Kind {
+    /// The kind of a dependence from an access (a write or not) to a
+    /// later one.
+    pub fn of(from_write: bool, to_write: bool) -> Kind {
+        match (from_write, to_write) {
+            (true, true) => Kind::Output,
+            (true, false) => Kind::Flow,
+            _ => Kind::Anti,
+        }
+    }
+}
+
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -223,13 +235,7 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
     for first in 0..n {
         for second in first..n {
             let (s1, s2) = (&kernel.statements[first], &kernel.statements[second]);
-            let common: Vec<LoopId> = s1
-                .loops
-                .iter()
-                .zip(&s2.loops)
-                .take_while(|(a, b)| a == b)
-                .map(|(a, _)| *a)
-                .collect();
+            let common = kernel.common_loops(StatementId(first), StatementId(second));
             let instances = Instances::new(kernel, &s1.loops, &s2.loops);
             // Every pair of accesses with a write, in both orders.
             let accesses1 =
@@ -548,11 +554,6 @@ fn record(
     direction: Direction,
     distances: Vec<Distance>,
 ) {
-    let kind = |from_write: bool, to_write: bool| match (from_write, to_write) {
-        (true, true) => Kind::Output,
-        (true, false) => Kind::Flow,
-        _ => Kind::Anti,
-    };
     let (s1, a1, w1) = one;
     let (s2, w2) = two;
     // In the same iteration, `one` runs first if it comes first in the
@@ -570,7 +571,7 @@ fn record(
     let zero_possible = direction == Direction::Same;
     out.push(if forward {
         Dependence {
-            kind: kind(w1, w2),
+            kind: Kind::of(w1, w2),
             source: s1,
             sink: s2,
             name: a1.name.clone(),
@@ -580,7 +581,7 @@ fn record(
         }
     } else {
         Dependence {
-            kind: kind(w2, w1),
+            kind: Kind::of(w2, w1),
             source: s2,
             sink: s1,
             name: a1.name.clone(),

@@ -194,6 +194,16 @@ impl Kernel {
     pub fn loops_of(&self, statement: StatementId) -> &[LoopId] {
         &self.statements[statement.0].loops
     }
+
+    /// The loops around both statements, outermost first.
+    pub fn common_loops(&self, a: StatementId, b: StatementId) -> Vec<LoopId> {
+        self.loops_of(a)
+            .iter()
+            .zip(self.loops_of(b))
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| *x)
+            .collect()
+    }
 }
 
 /// Why a file's loop nest cannot be read.

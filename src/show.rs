@@ -2,12 +2,12 @@
 //! and the loop space it gives.
 
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
-use commute_runtime::{Action, Candidate, Domain};
+use commute_runtime::{Action, Candidate, Domain, InstanceId};
 use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::dependences::dependences;
 use commute_spaces::loops::frontend::{read_kernel, Access, Kernel, LoopId};
 use commute_spaces::loops::names::Names;
-use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone};
+use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
 
 pub fn run(path: &std::path::Path) -> Result<(), String> {
     let source = std::fs::read_to_string(path)
@@ -37,7 +37,15 @@ fn print_space(kernel: Kernel) -> Result<(), String> {
         instances.len() - open.len(),
         open.len()
     );
-    for instance in &open {
+    // A tile dimension's size follows its point's: not listed.
+    let mirrored = |instance: &InstanceId| {
+        instance.choice == tile_size::CHOICE
+            && instance
+                .objects
+                .iter()
+                .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
+    };
+    for instance in open.iter().filter(|i| !mirrored(i)) {
         let values = match root.domain(instance) {
             Some(Domain::Enum(mask)) | Some(Domain::Integer { mask, .. }) => mask,
             _ => continue,

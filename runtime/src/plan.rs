@@ -32,7 +32,68 @@ pub(crate) struct Visit {
     pub slots: Option<SlotPlan>,
     /// The constraint's property literals, each with its last variable:
     /// the generic enumeration leaves out the completions where one holds.
-    pub properties: Vec<(Var, &'static Literal)>,
+    pub properties: Vec<Hold>,
+    /// The constraint's literals over `args` only, property literals
+    /// first: when one is certainly true, every completion is, and the
+    /// generic enumeration is not run.
+    pub constant: Vec<&'static Literal>,
+}
+
+/// A property literal of a clause, tested by the generic enumeration as
+/// soon as its last variable is bound (see `Propagator::for_each_unless`).
+#[derive(Debug)]
+pub(crate) struct Hold {
+    pub last: Var,
+    pub literal: &'static Literal,
+    /// Where the last variable is a slot of the property with rows over
+    /// its root set and appears once: (property, slot, arguments,
+    /// negated), to screen its objects with one row.
+    pub row: Option<(u16, usize, &'static [Var], bool)>,
+}
+
+/// The hold of a property literal of a scope with variables `vars`, the
+/// variables of `bound` bound before enumerating: it is tested at its
+/// last variable not among them.
+fn hold(layout: &Layout, vars: &[VarDef], literal: &'static Literal, bound: u32) -> Option<Hold> {
+    let Literal::Property {
+        property,
+        args,
+        negated,
+    } = literal
+    else {
+        return None;
+    };
+    let free = args.iter().filter(|&&v| bound & (1 << v) == 0).max();
+    let last = *free.or(args.iter().max())?;
+    let slots: Vec<usize> = (0..args.len()).filter(|&i| args[i] == last).collect();
+    let root = layout.roots[vars[last as usize].set as usize];
+    let row = match slots.as_slice() {
+        &[slot]
+            if layout.property_rows[*property as usize]
+                .get(slot)
+                .is_some_and(|r| r.as_ref().is_some_and(|r| r.root == root)) =>
+        {
+            Some((*property, slot, *args, *negated))
+        }
+        _ => None,
+    };
+    Some(Hold { last, literal, row })
+}
+
+/// The variables a literal reads, as a mask.
+fn literal_vars(literal: &Literal) -> u32 {
+    let mask = |args: &[Var]| args.iter().fold(0u32, |m, &v| m | 1 << v);
+    let term = |t: &Term| match t {
+        Term::Const(_) => 0,
+        Term::Property { args, .. } => mask(args),
+        Term::Choice(instance) => mask(instance.args),
+    };
+    match literal {
+        Literal::Is { instance, .. } => mask(instance.args),
+        Literal::Same { lhs, rhs, .. } => mask(lhs.args) | mask(rhs.args),
+        Literal::Compare { lhs, rhs, .. } => term(lhs) | term(rhs),
+        Literal::Property { args, .. } => mask(args),
+    }
 }
 
 /// A constraint with every variable bound but `z`, filtered for every
@@ -123,13 +184,17 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                         properties: def
                             .literals
                             .iter()
-                            .filter_map(|literal| match literal {
-                                Literal::Property { args, .. } => {
-                                    Some((*args.iter().max()?, literal))
-                                }
-                                _ => None,
-                            })
+                            .filter_map(|literal| hold(layout, def.vars, literal, bound))
                             .collect(),
+                        constant: {
+                            let (mut properties, others): (Vec<_>, Vec<_>) = def
+                                .literals
+                                .iter()
+                                .filter(|&l| literal_vars(l) & !bound == 0)
+                                .partition(|l| matches!(l, Literal::Property { .. }));
+                            properties.extend(others);
+                            properties
+                        },
                     });
                 }
             }
@@ -587,6 +652,123 @@ pub(crate) struct CounterRead {
     pub args: &'static [Var],
     /// For an `is` literal: its values.
     pub values: Option<u64>,
+    /// How the counter instances are found without enumerating, when the
+    /// counter has that shape.
+    pub screen: Option<ReadScreen>,
+}
+
+/// The counter instances a read updates, found from property rows: the
+/// read binds every parameter but at most one, `free`, and the
+/// condition's property literals over bound variables and `free` select
+/// its objects with one bitset (see `Propagator::screened_updates`).
+#[derive(Debug)]
+pub(crate) struct ReadScreen {
+    /// What the bound parameters must satisfy.
+    pub checks: Checks,
+    /// Property literals of the condition over bound variables only.
+    pub constant: Vec<&'static Literal>,
+    pub free: Option<FreeParam>,
+}
+
+/// The parameter a counter read leaves free: over a plain set without
+/// parameters whose root is plain with at most 64 objects.
+#[derive(Debug)]
+pub(crate) struct FreeParam {
+    pub z: Var,
+    pub set: u16,
+    pub root: u16,
+    /// Bound parameters of the same root set (their objects are left
+    /// out).
+    pub same_root: Vec<Var>,
+    /// Property literals over `z` and bound variables, each as
+    /// (property, slot of `z`, arguments, negated).
+    pub rows: Vec<(u16, usize, &'static [Var], bool)>,
+    /// Some property literal over `z` has no row: it is checked object by
+    /// object.
+    pub others: bool,
+}
+
+/// The screen of a read of a counter whose parameters are its first
+/// `params` variables, the read binding `args`.
+fn read_screen(
+    layout: &Layout,
+    def: &'static CounterDef,
+    params: usize,
+    args: &[Var],
+) -> Option<ReadScreen> {
+    let model = layout.model;
+    let vars = &def.vars[..params];
+    if vars.iter().any(|v| {
+        let set = &model.sets[v.set as usize];
+        !v.args.is_empty() || !set.params.is_empty() || set.quotient.is_some()
+    }) {
+        return None;
+    }
+    let read = args.iter().fold(0u32, |m, &v| m | 1 << v);
+    let param_bits = (1u32 << params) - 1;
+    let free: Vec<usize> = (0..params).filter(|&i| read & (1 << i) == 0).collect();
+    // `never_counts` reads the property literals whose variables are all
+    // bound once every parameter is.
+    let applies = |args: &[Var]| args.iter().all(|&v| (read | param_bits) & (1 << v) != 0);
+    let properties = def.condition.iter().filter_map(|literal| match literal {
+        Literal::Property {
+            property,
+            args,
+            negated,
+        } if applies(args) => Some((literal, *property, *args, *negated)),
+        _ => None,
+    });
+    let checks = checks(layout, vars, read & param_bits);
+    let free = match free.as_slice() {
+        [] => None,
+        &[z] => Some(z as Var),
+        _ => return None,
+    };
+    let Some(z) = free else {
+        return Some(ReadScreen {
+            checks,
+            constant: properties.map(|p| p.0).collect(),
+            free: None,
+        });
+    };
+    let set = vars[z as usize].set;
+    let root = layout.roots[set as usize];
+    if !layout.is_plain_root[root as usize] || layout.plain_objects(root).len() > 64 {
+        return None;
+    }
+    let mut constant = Vec::new();
+    let mut rows = Vec::new();
+    let mut others = false;
+    for (literal, property, args, negated) in properties {
+        let slots: Vec<usize> = (0..args.len()).filter(|&i| args[i] == z).collect();
+        match slots.as_slice() {
+            [] => constant.push(literal),
+            &[slot]
+                if layout.property_rows[property as usize]
+                    .get(slot)
+                    .is_some_and(|r| r.as_ref().is_some_and(|r| r.root == root)) =>
+            {
+                rows.push((property, slot, args, negated))
+            }
+            _ => others = true,
+        }
+    }
+    let same_root = (0..params)
+        .filter(|&i| i != z as usize && layout.roots[vars[i].set as usize] == root)
+        .map(|i| i as Var)
+        .collect();
+    Some(ReadScreen {
+        checks,
+        constant,
+        free: Some(FreeParam {
+            z,
+            set,
+            root,
+            same_root,
+            rows,
+            others,
+        }),
+    })
 }
 
 /// Per choice, its reads by counters, in the order the propagator runs
@@ -626,6 +808,7 @@ pub(crate) fn counter_reads(layout: &Layout) -> Vec<Vec<CounterRead>> {
                         params,
                         args: instance.args,
                         values,
+                        screen: read_screen(layout, def, params, instance.args),
                     });
                 }
             }

@@ -9,8 +9,8 @@ use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
-    Checks, CounterPlan, Fallback, RowLiteral, ScreenPlan, VectorPlan, Visit, ZLiteral,
-    MAX_ROW_LITERALS,
+    Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, ScreenPlan,
+    VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
 };
 use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
 
@@ -1331,14 +1331,13 @@ impl<'a> Propagator<'a> {
     }
 
     /// Like [`Propagator::for_each`], leaving out the completions where a
-    /// literal of `holds` (each with its last variable) is certainly
-    /// true, as soon as that variable is bound: for a clause, `filter`
-    /// does nothing there.
+    /// literal of `holds` is certainly true, as soon as its last variable
+    /// is bound: for a clause, `filter` does nothing there.
     fn for_each_unless(
         &mut self,
         vars: &'static [VarDef],
         b: &mut Binding,
-        holds: &[(Var, &'static Literal)],
+        holds: &[Hold],
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         self.for_each_from(vars, b, 0, holds, f)
@@ -1349,7 +1348,7 @@ impl<'a> Propagator<'a> {
         vars: &'static [VarDef],
         b: &mut Binding,
         i: usize,
-        holds: &[(Var, &'static Literal)],
+        holds: &[Hold],
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         if i == vars.len() {
@@ -1358,7 +1357,7 @@ impl<'a> Propagator<'a> {
         let true_at = |p: &Self, b: &Binding| {
             holds
                 .iter()
-                .any(|&(last, literal)| last as usize == i && p.status(literal, b) == Status::True)
+                .any(|hold| hold.last as usize == i && p.status(hold.literal, b) == Status::True)
         };
         let var = &vars[i];
         let layout = self.layout;
@@ -1388,7 +1387,29 @@ impl<'a> Propagator<'a> {
             }
             return Ok(());
         }
+        // The positions in the root set where a literal with a row holds;
+        // the other literals are tested object by object.
+        let mut screened = 0u64;
+        let mut others = false;
+        for hold in holds.iter().filter(|hold| hold.last as usize == i) {
+            match hold.row {
+                Some((property, slot, args, negated)) => {
+                    let bits = layout
+                        .property_row(property, slot, |k| b.objects[args[k] as usize])
+                        .unwrap_or(0);
+                    screened |= if negated { !bits } else { bits };
+                }
+                None => others = true,
+            }
+        }
         for &object in layout.set_objects(var.set, &args) {
+            if screened != 0
+                && layout
+                    .position(root, object)
+                    .is_some_and(|p| screened & (1 << p) != 0)
+            {
+                continue;
+            }
             if !distinct(b, object)
                 || (layout.is_quotient[var.set as usize] && !self.is_member(var.set, &args, object))
             {
@@ -1396,7 +1417,7 @@ impl<'a> Propagator<'a> {
             }
             let mut inner = *b;
             inner.bind(i as Var, object);
-            if true_at(self, &inner) {
+            if others && true_at(self, &inner) {
                 continue;
             }
             self.for_each_from(vars, &mut inner, i + 1, holds, f)?;
@@ -1992,6 +2013,13 @@ impl<'a> Propagator<'a> {
             }
             Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b),
             Fallback::Generic => {
+                if visit
+                    .constant
+                    .iter()
+                    .any(|literal| self.status(literal, &b) == Status::True)
+                {
+                    return Ok(());
+                }
                 let def = &self.model().constraints[visit.constraint as usize];
                 self.for_each_unless(def.vars, &mut b, &visit.properties, &mut |p, b| {
                     p.filter(visit.constraint, b)
@@ -2115,6 +2143,10 @@ impl<'a> Propagator<'a> {
                     .zip(objects.iter())
                     .all(|(&v, &o)| b.bind(v, o))
                 {
+                    if let Some(screen) = &read.screen {
+                        self.screened_updates(read, screen, &b)?;
+                        continue;
+                    }
                     // Bound quantified variables only select the counter
                     // instances: clear them, keep parameters.
                     let bound = b.bound;
@@ -2131,6 +2163,64 @@ impl<'a> Propagator<'a> {
             }
         }
         self.on_membership_change(choice, objects)
+    }
+
+    /// Updates the counter instances a read selects, as the enumeration
+    /// in [`Propagator::on_change`] would (in the same order, less those
+    /// a property keeps from counting), the free parameter's objects
+    /// screened with property rows.
+    #[inline(never)]
+    fn screened_updates(&mut self, read: &CounterRead, screen: &ReadScreen, b: &Binding) -> Flow {
+        let layout = self.layout;
+        let def = read.def;
+        if !self.passes(&screen.checks, b) {
+            return Ok(());
+        }
+        let holds = |b: &Binding, literal: &Literal| match literal {
+            Literal::Property {
+                property,
+                args,
+                negated,
+            } => {
+                layout.bool_property_by(*property, args.len(), |i| b.objects[args[i] as usize])
+                    != *negated
+            }
+            _ => true,
+        };
+        if !screen.constant.iter().all(|literal| holds(b, literal)) {
+            return Ok(());
+        }
+        let params = read.params;
+        let Some(free) = &screen.free else {
+            return self.update_counter(read.counter, &b.objects[..params]);
+        };
+        let mut mask = u64::MAX;
+        for &(property, slot, args, negated) in &free.rows {
+            let bits = layout
+                .property_row(property, slot, |i| b.objects[args[i] as usize])
+                .unwrap_or(0);
+            mask &= if negated { !bits } else { bits };
+        }
+        let mut with_z = *b;
+        with_z.bound |= 1 << free.z;
+        'objects: for &object in layout.plain_objects(free.set) {
+            for &v in &free.same_root {
+                if b.objects[v as usize] == object {
+                    continue 'objects;
+                }
+            }
+            if let Some(p) = layout.position(free.root, object) {
+                if mask & (1 << p) == 0 {
+                    continue;
+                }
+            }
+            with_z.objects[free.z as usize] = object;
+            if free.others && never_counts(layout, def, with_z.bound, &with_z) {
+                continue;
+            }
+            self.update_counter(read.counter, &with_z.objects[..params])?;
+        }
+        Ok(())
     }
 
     /// A quotient flag changed: constraints and counters quantified over the

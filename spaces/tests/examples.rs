@@ -261,7 +261,9 @@ impl Check {
         found
     }
 
-    /// Asserts that a dependence with exactly these distances exists.
+    /// Asserts that a dependence with exactly these distances along the
+    /// common loops exists (aligned loops, which may be fused, follow them
+    /// in the record).
     fn expect_distances(
         &self,
         kind: Kind,
@@ -272,7 +274,7 @@ impl Check {
     ) -> &Dependence {
         self.expect(kind, source, sink, array)
             .into_iter()
-            .find(|d| d.distances == distances)
+            .find(|d| d.distances[..d.loops.len()] == *distances)
             .unwrap_or_else(|| {
                 panic!(
                     "no {kind} S{source} -> S{sink} on {array} with {distances:?}\n{}",

@@ -183,21 +183,30 @@ fn dependences_are_split_by_the_loop_that_carries_them() {
             })
             .collect()
     };
-    let find = |kind: Kind, source: usize, sink: usize, name: &str| {
-        let found = find_all(kind, source, sink, name);
-        assert_eq!(found.len(), 1, "{:?}", shown(&k));
-        found[0]
-    };
     // B written by S0 then read by S1: in the same time step, or a later
     // one (t carries, its distance surely positive).
     let same_step = find_all(Kind::Flow, 0, 1, "B");
     assert_eq!(same_step.len(), 2, "{:?}", shown(&k));
     assert!(same_step[0].zero_possible && !same_step[0].maybe_nonzero_at(0));
     assert!(!same_step[1].zero_possible && same_step[1].surely_positive_at(0));
-    // A written by S1 then read by S0: only in a later time step.
-    let next_step = find(Kind::Flow, 1, 0, "A");
-    assert!(!next_step.zero_possible);
-    assert!(next_step.surely_positive_at(0), "{}", next_step.display(&k));
+    // A written by S1 then read by S0: only in a later time step. The two
+    // i loops may be fused: the records go on with the distance between
+    // them, one per neighbour read (A[i - 1], A[i], A[i + 1]).
+    let next_step = find_all(Kind::Flow, 1, 0, "A");
+    assert_eq!(next_step.len(), 3, "{:?}", shown(&k));
+    for d in next_step {
+        assert!(!d.zero_possible);
+        assert!(d.surely_positive_at(0), "{}", d.display(&k));
+        assert_eq!(d.aligned, [(LoopId(2), LoopId(1))], "{}", d.display(&k));
+    }
+    // Within a time step, S1 overwrites A[i] after S0 read A[i + 1] there:
+    // fused, S0 at i + 1 would have to run before S1 at i, which a
+    // negative distance along i~i says.
+    assert!(
+        shown(&k).contains(&"anti S0 -> S1 on A (t: 0, i~i: -)".to_string()),
+        "{:?}",
+        shown(&k)
+    );
     // gemm's accumulation: the next k, same i and j.
     let g = kernel("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
     let output = dependences(&g)

@@ -35,6 +35,7 @@ const STYLE: Style = Style {
     upper_outer: 0.2,
     upper_symbolic: 0.0,
     extents: (4, 9),
+    repeat_bounds: 0.4,
     more: 0.5,
     head: "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {\n  int i, j, k, l;",
 };
@@ -95,8 +96,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     let mut leaves_checked = 0;
     let mut transformed = 0;
     // Tile loops, parallel, vector, unrolled and reversed loops seen, and
-    // candidates with a distributed loop.
-    let mut features = [0usize; 6];
+    // candidates with a distributed loop, with two loops fused.
+    let mut features = [0usize; 7];
     for seed in 0..cases {
         let source = random_nests::program(&STYLE, seed);
         let kernel = read_kernel("random.c", &source)
@@ -148,6 +149,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             points.sort();
             points.dedup();
             features[5] += usize::from(points.len() < count);
+            features[6] += usize::from(loops.iter().any(|l| l.loops.len() > 1));
             for l in loops {
                 let index = match (l.part, l.kind) {
                     (Part::Tile, _) => 0,
@@ -163,7 +165,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     }
     eprintln!(
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
-         tile loops, parallel, vector, unrolled, reversed loops, distributed candidates: {features:?}"
+         tile loops, parallel, vector, unrolled, reversed loops, distributed, fused candidates: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,

@@ -369,3 +369,35 @@ fn a_distributed_loop_may_be_interchanged_for_one_statement_only() {
     )
     .is_err());
 }
+
+#[test]
+fn fusion_follows_the_dependences() {
+    // S1 reads what S0 wrote in the same iteration: the loops fuse, and
+    // the fused loop may be parallel.
+    let same = host(
+        "  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n; i++)\n    C[i] = A[i];",
+    );
+    fix(&same, &["order(i, i#2) = MERGED", "dim_kind(i) = PARALLEL"])
+        .unwrap_or_else(|e| panic!("{e}"));
+    // S1 reads A[i + 1], which S0 writes one iteration later: fused, S1
+    // would read it too early.
+    let ahead = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n - 1; i++)\n    C[i] = A[i + 1];");
+    assert!(
+        fix(&ahead, &["order(i, i#2) = MERGED"]).is_err(),
+        "bounds differ"
+    );
+    let ahead = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n; i++)\n    C[i] = A[i + 1];");
+    assert!(fix(&ahead, &["order(i, i#2) = MERGED"]).is_err());
+    // S1 reads A[i - 1], written one iteration before: fused, the loop
+    // carries it and cannot be parallel.
+    let behind = host("  for (i = 1; i < n; i++)\n    A[i] = B[i];\n  for (i = 1; i < n; i++)\n    C[i] = A[i - 1];");
+    fix(&behind, &["order(i, i#2) = MERGED"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(
+        &behind,
+        &["order(i, i#2) = MERGED", "dim_kind(i) = PARALLEL"]
+    )
+    .is_err());
+    // Loops of other bounds do not fuse.
+    let other = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < 2 * n; i++)\n    C[i] = B[i];");
+    assert!(fix(&other, &["order(i, i#2) = MERGED"]).is_err());
+}

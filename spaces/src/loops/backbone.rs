@@ -125,17 +125,26 @@ impl KernelHost {
     }
 
     /// The position of a dimension's loop among a dependence's common
-    /// loops, when the dimension is one of the dependence's source.
+    /// loops, then its aligned ones, when the dimension is one of the
+    /// dependence's source.
     fn position(&self, dep: DepsId, d: StatementsId) -> Option<(&Dependence, usize, bool)> {
         let dependence = self.deps.get(dep.0 as usize)?;
         let dimension = self.dimension(d)?;
         if dimension.statement != dependence.source {
             return None;
         }
+        let common = dependence.loops.len();
         let position = dependence
             .loops
             .iter()
-            .position(|x| *x == dimension.loop_id)?;
+            .position(|x| *x == dimension.loop_id)
+            .or_else(|| {
+                dependence
+                    .aligned
+                    .iter()
+                    .position(|(x, _)| *x == dimension.loop_id)
+                    .map(|p| common + p)
+            })?;
         Some((dependence, position, dimension.tile))
     }
 
@@ -249,14 +258,18 @@ impl Host for KernelHost {
 
     fn in_loop(&self, d: StatementsId, i: StatementsId) -> bool {
         match (self.dimension(d), self.statement(i)) {
-            (Some(d), Some(s)) => self.kernel.statements[s].loops.contains(&d.loop_id),
+            (Some(d), Some(s)) => self.kernel.statements[s]
+                .loops
+                .iter()
+                .any(|&l| l == d.loop_id || self.kernel.fusable(l, d.loop_id)),
             _ => false,
         }
     }
 
     fn counterpart(&self, a: StatementsId, b: StatementsId) -> bool {
         matches!((self.dimension(a), self.dimension(b)),
-            (Some(a), Some(b)) if a.loop_id == b.loop_id && a.tile == b.tile && a.statement != b.statement)
+            (Some(a), Some(b)) if a.tile == b.tile && a.statement != b.statement
+                && (a.loop_id == b.loop_id || self.kernel.fusable(a.loop_id, b.loop_id)))
     }
 
     fn possible_sizes(&self, d: StatementsId) -> Vec<i64> {
@@ -299,13 +312,30 @@ impl Host for KernelHost {
             .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
     }
 
+    fn common_carrier(&self, dep: DepsId, d: StatementsId) -> bool {
+        self.position(dep, d).is_some_and(|(dependence, p, tile)| {
+            !tile && p < dependence.loops.len() && dependence.surely_positive_at(p)
+        })
+    }
+
     fn guards(&self, dep: DepsId, e: StatementsId, d: StatementsId) -> bool {
+        // Over the common loops only: the lexicographic order says nothing
+        // of aligned ones (`aligned_negative`).
         match (self.position(dep, e), self.position(dep, d)) {
             (Some((dependence, pe, _)), Some((_, pd, _))) => {
-                pe < pd && dependence.maybe_negative_at(pd) && dependence.maybe_nonzero_at(pe)
+                pd < dependence.loops.len()
+                    && pe < pd
+                    && dependence.maybe_negative_at(pd)
+                    && dependence.maybe_nonzero_at(pe)
             }
             _ => false,
         }
+    }
+
+    fn aligned_negative(&self, dep: DepsId, d: StatementsId) -> bool {
+        self.position(dep, d).is_some_and(|(dependence, p, _)| {
+            p >= dependence.loops.len() && dependence.maybe_negative_at(p)
+        })
     }
 
     fn zero_possible(&self, dep: DepsId) -> bool {

@@ -131,8 +131,14 @@ pub struct Dependence {
     pub name: String,
     /// The loops around both statements, outermost first.
     pub loops: Vec<LoopId>,
-    /// One distance per common loop; the vector is lexicographically
-    /// positive, or zero with the source before the sink in the text.
+    /// After those, pairs of loops at the same depth, one around each end
+    /// (the source's first), that may be fused: their distances follow
+    /// the common loops' in `distances`, without the lexicographic order
+    /// (in the original program the source's loop runs entirely first).
+    pub aligned: Vec<(LoopId, LoopId)>,
+    /// One distance per common loop, then per aligned pair; over the
+    /// common loops the vector is lexicographically positive, or zero with
+    /// the source before the sink in the text.
     pub distances: Vec<Distance>,
     /// Whether the sink may run in the same iteration of every common loop
     /// as the source (the source statement then comes first in the text).
@@ -144,7 +150,7 @@ impl Dependence {
     /// distance is not exactly zero. `None` when no common loop carries it
     /// (a dependence within one iteration).
     pub fn carrier(&self) -> Option<LoopId> {
-        self.distances
+        self.distances[..self.loops.len()]
             .iter()
             .position(|d| *d != Distance::Exact(0))
             .map(|i| self.loops[i])
@@ -195,6 +201,17 @@ impl Dependence {
             .iter()
             .zip(&self.distances)
             .map(|(l, d)| format!("{}: {d}", kernel.loops[l.0].iterator))
+            .chain(
+                self.aligned
+                    .iter()
+                    .zip(&self.distances[self.loops.len()..])
+                    .map(|((a, b), d)| {
+                        format!(
+                            "{}~{}: {d}",
+                            kernel.loops[a.0].iterator, kernel.loops[b.0].iterator
+                        )
+                    }),
+            )
             .collect();
         format!(
             "{kind} S{} -> S{} on {} ({})",
@@ -236,6 +253,12 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
         for second in first..n {
             let (s1, s2) = (&kernel.statements[first], &kernel.statements[second]);
             let common = kernel.common_loops(StatementId(first), StatementId(second));
+            let aligned: Vec<(LoopId, LoopId)> = s1.loops[common.len()..]
+                .iter()
+                .zip(&s2.loops[common.len()..])
+                .take_while(|(a, b)| kernel.fusable(**a, **b))
+                .map(|(a, b)| (*a, *b))
+                .collect();
             let instances = Instances::new(kernel, &s1.loops, &s2.loops);
             // Every pair of accesses with a write, in both orders.
             let accesses1 =
@@ -256,12 +279,14 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                     let Some(system) = instances.same_element(a1, a2) else {
                         continue;
                     };
-                    for (direction, distances) in directions(&system, &instances, &uniform) {
+                    for (direction, distances) in
+                        directions(&system, &instances, &uniform, aligned.len())
+                    {
                         record(
                             &mut out,
                             (StatementId(first), a1, w1),
                             (StatementId(second), w2),
-                            &common,
+                            (&common, &aligned),
                             direction,
                             distances,
                         );
@@ -410,7 +435,17 @@ fn directions(
     system: &System,
     instances: &Instances,
     uniform: &[Option<i64>],
+    aligned: usize,
 ) -> Vec<(Direction, Vec<Distance>)> {
+    let common = uniform.len();
+    // The signs along the aligned pairs, after the common loops, within a
+    // group; `None` when the group has no integer pair.
+    let with_aligned = |group: &System, mut distances: Vec<Distance>| {
+        for position in common..common + aligned {
+            distances.push(signs(group, instances, position)?);
+        }
+        Some(distances)
+    };
     let mut out = Vec::new();
     let mut prefix = system.clone();
     for position in 0..uniform.len() {
@@ -442,7 +477,9 @@ fn directions(
             // No sign possible further in: no integer pair in this group.
             if let Some(inner) = inner {
                 distances.extend(inner);
-                out.push((direction, distances));
+                if let Some(distances) = with_aligned(&carried, distances) {
+                    out.push((direction, distances));
+                }
             }
         }
         prefix.equal_zero(instances.difference(position, 1), 0);
@@ -450,7 +487,9 @@ fn directions(
             return out;
         }
     }
-    out.push((Direction::Same, vec![Distance::Exact(0); uniform.len()]));
+    if let Some(distances) = with_aligned(&prefix, vec![Distance::Exact(0); common]) {
+        out.push((Direction::Same, distances));
+    }
     out
 }
 
@@ -550,7 +589,7 @@ fn record(
     out: &mut Vec<Dependence>,
     one: (StatementId, &Access, bool),
     two: (StatementId, bool),
-    common: &[LoopId],
+    (common, aligned): (&[LoopId], &[(LoopId, LoopId)]),
     direction: Direction,
     distances: Vec<Distance>,
 ) {
@@ -576,6 +615,7 @@ fn record(
             sink: s2,
             name: a1.name.clone(),
             loops: common.to_vec(),
+            aligned: aligned.to_vec(),
             distances,
             zero_possible,
         }
@@ -586,6 +626,7 @@ fn record(
             sink: s1,
             name: a1.name.clone(),
             loops: common.to_vec(),
+            aligned: aligned.iter().map(|&(a, b)| (b, a)).collect(),
             distances: distances.into_iter().map(Distance::negated).collect(),
             zero_possible,
         }

@@ -106,7 +106,9 @@ fn tile_names(kernel: &Kernel) -> Vec<String> {
 /// An unrolled-and-jammed loop around the statements being written: each
 /// is repeated for `iterator = base + 0 .. base + count - 1`.
 struct Jam {
-    iterator: String,
+    /// The iterators of the jammed loop, several when loops are fused:
+    /// they move together.
+    iterators: Vec<String>,
     base: String,
     count: i64,
 }
@@ -154,10 +156,9 @@ impl Writer<'_> {
             for jam in jams.iter().rev() {
                 let offset = rest % jam.count;
                 rest /= jam.count;
-                bindings.push(format!(
-                    "const int {} = {} + {offset};",
-                    jam.iterator, jam.base
-                ));
+                for iterator in jam.iterators.iter().rev() {
+                    bindings.push(format!("const int {iterator} = {} + {offset};", jam.base));
+                }
             }
             bindings.reverse();
             self.line(indent, &format!("{{ {} {text} }}", bindings.join(" ")));
@@ -193,23 +194,23 @@ impl Writer<'_> {
                 let mut jammed: Vec<Jam> = jams
                     .iter()
                     .map(|j| Jam {
-                        iterator: j.iterator.clone(),
+                        iterators: j.iterators.clone(),
                         base: j.base.clone(),
                         count: j.count,
                     })
                     .collect();
+                let mut iterators = vec![iterator.clone()];
+                for &other in &l.loops[1..] {
+                    let name = &self.kernel.loops[other.0].iterator;
+                    if !iterators.contains(name) {
+                        iterators.push(name.clone());
+                    }
+                }
                 jammed.push(Jam {
-                    iterator: iterator.clone(),
+                    iterators,
                     base: tile.clone(),
                     count: l.size,
                 });
-                for &other in &l.loops[1..] {
-                    jammed.push(Jam {
-                        iterator: self.kernel.loops[other.0].iterator.clone(),
-                        base: tile.clone(),
-                        count: l.size,
-                    });
-                }
                 self.nodes(&l.body, &inner, &jammed);
                 self.line(indent, "} else {");
                 self.line(
@@ -278,9 +279,14 @@ impl Writer<'_> {
             }
         };
         let first = name(self, l.loops[0]);
+        let mut declared = vec![first.clone()];
         for &other in &l.loops[1..] {
             let alias = name(self, other);
-            self.line(indent, &format!("const int {alias} = {first};"));
+            // Fused loops often share their iterator's name.
+            if !declared.contains(&alias) {
+                self.line(indent, &format!("const int {alias} = {first};"));
+                declared.push(alias);
+            }
         }
     }
 }

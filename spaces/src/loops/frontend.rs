@@ -195,6 +195,22 @@ impl Kernel {
         &self.statements[statement.0].loops
     }
 
+    /// Whether two different loops may be fused: at the same depth, with
+    /// the same parent or fusable parents, and equal bounds (which then
+    /// read only loops around both, or parameters).
+    pub fn fusable(&self, a: LoopId, b: LoopId) -> bool {
+        if a == b {
+            return false;
+        }
+        let (la, lb) = (&self.loops[a.0], &self.loops[b.0]);
+        let parents = match (la.parent, lb.parent) {
+            (None, None) => true,
+            (Some(pa), Some(pb)) => pa == pb || self.fusable(pa, pb),
+            _ => false,
+        };
+        parents && la.lower == lb.lower && la.upper == lb.upper
+    }
+
     /// The loops around both statements, outermost first.
     pub fn common_loops(&self, a: StatementId, b: StatementId) -> Vec<LoopId> {
         self.loops_of(a)

@@ -82,7 +82,8 @@ struct ParallelScope {
 /// `base .. base + count` in each leaf.
 #[derive(Clone)]
 struct Jam {
-    loop_id: LoopId,
+    /// The jammed loop, several when loops are fused: they move together.
+    loops: Vec<LoopId>,
     base: i64,
     count: i64,
 }
@@ -163,13 +164,11 @@ impl Machine<'_> {
             if let Some(start) = start.filter(|s| s + l.size <= upper) {
                 // A full tile: the body once, every leaf repeated.
                 let mut jammed = jams.to_vec();
-                for &x in &l.loops {
-                    jammed.push(Jam {
-                        loop_id: x,
-                        base: start,
-                        count: l.size,
-                    });
-                }
+                jammed.push(Jam {
+                    loops: l.loops.clone(),
+                    base: start,
+                    count: l.size,
+                });
                 return self.nodes(&l.body, &jammed);
             }
         }
@@ -211,7 +210,9 @@ impl Machine<'_> {
         for index in 0..total {
             let mut rest = index;
             for jam in jams.iter().rev() {
-                self.iterators[jam.loop_id.0] = Some(jam.base + rest % jam.count);
+                for l in &jam.loops {
+                    self.iterators[l.0] = Some(jam.base + rest % jam.count);
+                }
                 rest /= jam.count;
             }
             let result = self.statement(s);

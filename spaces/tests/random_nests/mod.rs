@@ -27,6 +27,9 @@ pub struct Style {
     pub upper_symbolic: f64,
     /// Constant upper bounds are drawn in this range.
     pub extents: (i32, i32),
+    /// A loop with the bounds of the previous loop at its depth under the
+    /// same parent (a candidate for fusion).
+    pub repeat_bounds: f64,
     /// Another top-level nest while there are fewer than 2 statements.
     pub more: f64,
     /// The C before the region: declarations and the function's head.
@@ -37,6 +40,9 @@ struct Generator<'a> {
     style: &'a Style,
     rng: StdRng,
     statements: usize,
+    /// Per depth, the bounds of the last loop made there under the
+    /// current parents.
+    siblings: Vec<Option<(String, String)>>,
 }
 
 impl Generator<'_> {
@@ -101,6 +107,25 @@ impl Generator<'_> {
         let style = self.style;
         let iterator = style.iterators[around.len()];
         let outer = around.last().copied();
+        let depth = around.len();
+        self.siblings.resize(depth + 1, None);
+        let previous = self.siblings[depth].clone();
+        let (lower, upper) = match previous {
+            Some(bounds) if draw(style.repeat_bounds, &mut self.rng) => bounds,
+            _ => self.bounds(outer),
+        };
+        self.siblings[depth] = Some((lower.clone(), upper.clone()));
+        // The loops inside this one start afresh.
+        self.siblings.truncate(depth + 1);
+        around.push(iterator);
+        let body = self.body(around, &format!("{indent}  "));
+        around.pop();
+        format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
+    }
+
+    /// Fresh bounds for a loop inside `outer`.
+    fn bounds(&mut self, outer: Option<&str>) -> (String, String) {
+        let style = self.style;
         let lower = match outer {
             Some(outer) if draw(style.lower_outer, &mut self.rng) => outer.to_string(),
             _ => self.rng.random_range(0..=1).to_string(),
@@ -113,10 +138,7 @@ impl Generator<'_> {
                 .random_range(style.extents.0..=style.extents.1)
                 .to_string(),
         };
-        around.push(iterator);
-        let body = self.body(around, &format!("{indent}  "));
-        around.pop();
-        format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
+        (lower, upper)
     }
 }
 
@@ -132,6 +154,7 @@ pub fn program(style: &Style, seed: u64) -> String {
         style,
         rng: StdRng::seed_from_u64(seed),
         statements: 0,
+        siblings: Vec::new(),
     };
     let mut region = String::new();
     while region.is_empty() || (generator.statements < 2 && generator.rng.random_bool(style.more)) {

@@ -2065,26 +2065,20 @@ impl<'a> Propagator<'a> {
             let (low, high) = layout.triangle_positions(instance);
             let word = layout.shapes[choice as usize].base + instance;
             let row = |position: usize| planes.base + position * planes.values;
-            [
+            // Orientation `flip` reads the instance's objects in reverse.
+            let view = |flip: usize| {
+                let positions = if flip == 0 { [low, high] } else { [high, low] };
                 SlotsAt {
-                    objects: orientations[0],
-                    flip: 0,
-                    positions: [low, high],
-                    rows: [row(low), row(high)],
+                    objects: orientations[flip],
+                    flip,
+                    positions,
+                    rows: positions.map(row),
                     values: planes.values,
                     word,
                     choice,
-                },
-                SlotsAt {
-                    objects: orientations[1],
-                    flip: 1,
-                    positions: [high, low],
-                    rows: [row(high), row(low)],
-                    values: planes.values,
-                    word,
-                    choice,
-                },
-            ]
+                }
+            };
+            [view(0), view(1)]
         });
         let visits = &layout.visits[choice as usize];
         let run = layout.runs[choice as usize]

@@ -60,7 +60,10 @@ fn every_example_is_a_point_of_its_space() {
 }
 
 fn parallel(host: &KernelHost, l: usize) -> String {
-    format!("dim_kind({}) = PARALLEL", host.point(LoopId(l)).0)
+    format!(
+        "dim_kind({}) = PARALLEL",
+        host.point(LoopId(l)).expect("a loop").0
+    )
 }
 
 #[test]
@@ -92,7 +95,10 @@ fn a_loop_carrying_a_dependence_cannot_be_parallel() {
         "{error}"
     );
 
-    let reversed = format!("dim_kind({}) = REVERSED", prefix_sum.point(LoopId(0)).0);
+    let reversed = format!(
+        "dim_kind({}) = REVERSED",
+        prefix_sum.point(LoopId(0)).expect("a loop").0
+    );
     assert!(
         apply_fixes(&mut root(&prefix_sum), &[reversed]).is_err(),
         "reversing a carrying loop"
@@ -114,7 +120,10 @@ fn a_loop_carrying_a_dependence_cannot_be_parallel() {
 #[test]
 fn interchanging_a_stencil_with_a_one_minus_one_dependence_is_refused() {
     let host = host("  for (i = 1; i < n; i++)\n    for (j = 0; j < n - 1; j++)\n      A[i][j] = A[i - 1][j + 1] * 0.5;");
-    let (point_i, point_j) = (host.point(LoopId(0)).0, host.point(LoopId(1)).0);
+    let (point_i, point_j) = (
+        host.point(LoopId(0)).expect("a loop").0,
+        host.point(LoopId(1)).expect("a loop").0,
+    );
     let error = apply_fixes(
         &mut root(&host),
         &[format!("order({point_j}, {point_i}) = OUTER")],

@@ -193,8 +193,8 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
     let host = KernelHost::new(kernel);
     let fix = format!(
         "order({}, {}) = OUTER",
-        host.point(LoopId(2)).0,
-        host.point(LoopId(0)).0
+        host.point(LoopId(2)).expect("a loop").0,
+        host.point(LoopId(0)).expect("a loop").0
     );
     assert!(apply_fixes(&mut root(&host), &[fix]).is_err());
     std::fs::remove_dir_all(&dir).ok();

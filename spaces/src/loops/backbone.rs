@@ -104,20 +104,10 @@ impl KernelHost {
 
     /// The point dimension of a loop around its first statement (every
     /// statement's in the original program, being merged).
-    pub fn point(&self, l: LoopId) -> StatementsId {
-        self.first_dim(l, false)
-    }
-
-    /// The tile dimension of a loop around its first statement.
-    pub fn tile(&self, l: LoopId) -> StatementsId {
-        self.first_dim(l, true)
-    }
-
-    fn first_dim(&self, l: LoopId, tile: bool) -> StatementsId {
+    pub fn point(&self, l: LoopId) -> Option<StatementsId> {
         self.loop_dims(l)
             .into_iter()
-            .find(|&d| self.dimension(d).is_some_and(|x| x.tile == tile))
-            .unwrap_or(StatementsId(u32::MAX))
+            .find(|&d| self.dimension(d).is_some_and(|x| !x.tile))
     }
 
     fn statement(&self, i: StatementsId) -> Option<usize> {

@@ -1,7 +1,7 @@
 //! Journals: written line by line, read back, resumed after an interrupted
 //! write, replayed and summarized.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use commute_runtime::search::journal::{
     read_journal, summarize, Header, Journal, JournalError, Replay,
@@ -9,15 +9,31 @@ use commute_runtime::search::journal::{
 use commute_runtime::search::{Evaluation, Status};
 use commute_runtime::Action;
 
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh directory for one test, removed when the test is done with it.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!(
         "commute-journal-test-{}-{name}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+    Scratch(dir)
 }
 
 fn action(choice: u16, objects: &[u32], value: u32) -> Action {
@@ -74,7 +90,8 @@ fn header() -> Header {
 
 #[test]
 fn a_journal_reads_back_what_was_written() {
-    let path = scratch("round-trip").join("run.jsonl");
+    let dir = scratch("round-trip");
+    let path = dir.join("run.jsonl");
     let header = header();
     let mut journal = Journal::create(&path, &header).unwrap();
     for e in six() {
@@ -99,7 +116,8 @@ fn a_journal_reads_back_what_was_written() {
 #[test]
 fn values_read_back_bit_for_bit() {
     // A resumed search must see the very measurements it recorded.
-    let path = scratch("floats").join("run.jsonl");
+    let dir = scratch("floats");
+    let path = dir.join("run.jsonl");
     let values = [
         0.1 + 0.2,
         3.0300000000000002,
@@ -128,7 +146,8 @@ fn values_read_back_bit_for_bit() {
 
 #[test]
 fn every_line_is_on_disk_as_soon_as_it_is_appended() {
-    let path = scratch("flushed").join("run.jsonl");
+    let dir = scratch("flushed");
+    let path = dir.join("run.jsonl");
     let mut journal = Journal::create(&path, &header()).unwrap();
     for (i, e) in six().into_iter().enumerate() {
         journal.append(&e).unwrap();
@@ -183,7 +202,8 @@ fn resuming_after_an_interrupted_write_drops_the_partial_line_and_appends_cleanl
 
 #[test]
 fn resuming_keeps_a_complete_record_that_lacks_only_its_newline() {
-    let path = scratch("newline").join("run.jsonl");
+    let dir = scratch("newline");
+    let path = dir.join("run.jsonl");
     let all = six();
     let mut journal = Journal::create(&path, &header()).unwrap();
     for e in &all[..3] {
@@ -203,7 +223,8 @@ fn resuming_keeps_a_complete_record_that_lacks_only_its_newline() {
 
 #[test]
 fn a_broken_line_in_the_middle_is_an_error_naming_file_and_line() {
-    let path = scratch("broken").join("run.jsonl");
+    let dir = scratch("broken");
+    let path = dir.join("run.jsonl");
     let mut journal = Journal::create(&path, &header()).unwrap();
     for e in six() {
         journal.append(&e).unwrap();
@@ -255,7 +276,8 @@ fn a_file_that_is_not_a_journal_is_refused() {
 
 #[test]
 fn non_finite_values_are_refused_before_anything_is_written() {
-    let path = scratch("nan").join("run.jsonl");
+    let dir = scratch("nan");
+    let path = dir.join("run.jsonl");
     let mut journal = Journal::create(&path, &header()).unwrap();
     let mut e = six().remove(0);
     e.value = Some(f64::NAN);
@@ -346,7 +368,8 @@ fn summary_ignores_wrong_results_however_fast_and_starts_at_the_first_measuremen
 fn a_resumed_search_replays_then_continues_the_same_journal() {
     // What a search does: look each leaf up, evaluate and append only
     // those the journal does not have.
-    let path = scratch("continue").join("run.jsonl");
+    let dir = scratch("continue");
+    let path = dir.join("run.jsonl");
     let all = six();
     let mut journal = Journal::create(&path, &header()).unwrap();
     for e in &all[..3] {

@@ -193,6 +193,30 @@ fn an_illegal_fix_is_refused_with_the_dependence_named() {
     );
 }
 
+/// A loop's name pairs with another loop's dimensions around the same
+/// statements only: in gemm, `k` is around S1 alone, so `order(k.tile,
+/// i.tile)` is about `i.tile@S1`, and the refusal of a parallel `k.tile`
+/// then names the dependence, not the nesting.
+#[test]
+fn loop_names_pair_around_shared_statements() {
+    let host = example_host("gemm.c");
+    let mut candidate = root(&host);
+    let actions = apply_named_fixes(
+        &host,
+        &mut candidate,
+        &["order(k.tile, i.tile) = OUTER".to_string()],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(actions.len(), 1, "only i.tile@S1 is around S1");
+    let error = apply_named_fixes(
+        &host,
+        &mut candidate,
+        &["dim_kind(k.tile) = PARALLEL".to_string()],
+    )
+    .expect_err("k carries the accumulation into C");
+    assert!(error.contains("$dep = the dependence"), "{error}");
+}
+
 /// What a directive-based tuner can say on the examples' perfect nests
 /// (tile, interchange, parallelize, unroll, unroll and jam) are points of
 /// the space; each completed candidate computes what the original does.

@@ -21,6 +21,9 @@ pub struct Names {
     /// Names that stand for several objects (a loop's dimensions around
     /// its statements), with those objects' ids.
     groups: Vec<(String, Vec<u32>)>,
+    /// The statement each dimension is around, by id (`None` for
+    /// statements), whether or not its name says it.
+    statements: Vec<Option<u32>>,
 }
 
 impl Names {
@@ -53,11 +56,14 @@ impl Names {
             .map(|s| format!("S{s}"))
             .collect();
         let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+        let mut statements = vec![None; objects.len()];
         for id in kernel.statements.len()..host.object_count() {
             let Some(d) = host.dimension(StatementsId(id as u32)) else {
                 objects.push(id.to_string());
+                statements.push(None);
                 continue;
             };
+            statements.push(Some(d.statement.0 as u32));
             let base = format!(
                 "{}{}",
                 loop_names[d.loop_id.0],
@@ -73,7 +79,11 @@ impl Names {
                 objects.push(base);
             }
         }
-        Names { objects, groups }
+        Names {
+            objects,
+            groups,
+            statements,
+        }
     }
 
     /// The name of an object of `Statements`.
@@ -104,12 +114,9 @@ impl Names {
             .map(|(_, ids)| ids.clone())
     }
 
-    /// The statement a dimension's name is qualified with, if any.
-    fn statement_of(&self, id: u32) -> Option<&str> {
-        self.objects
-            .get(id as usize)
-            .and_then(|n| n.split_once('@'))
-            .map(|(_, s)| s)
+    /// The statement a dimension is around; `None` for a statement.
+    fn statement_of(&self, id: u32) -> Option<u32> {
+        self.statements.get(id as usize).copied().flatten()
     }
 
     /// `choice(names) = VALUE` as one or more decisions with ids: a loop's
@@ -160,7 +167,7 @@ impl Names {
         }
         // Dimensions of one statement together, where there are any.
         let same_statement = |ids: &Vec<u32>| {
-            let statements: BTreeSet<&str> =
+            let statements: BTreeSet<u32> =
                 ids.iter().filter_map(|&id| self.statement_of(id)).collect();
             statements.len() <= 1
         };

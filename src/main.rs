@@ -153,6 +153,9 @@ enum Command {
     Show {
         #[arg(value_name = "KERNEL.c")]
         file: PathBuf,
+        /// List every open decision (by default, the first 40 of each choice).
+        #[arg(long)]
+        all: bool,
     },
     /// Estimate the number of leaves of a bundled space: Knuth's estimator
     /// and Chen's heuristic sampling, each with a 95% confidence interval,
@@ -235,7 +238,7 @@ fn main() -> ExitCode {
             };
             exit_code(search::run(&options))
         }
-        Command::Show { file } => exit_code(show::run(&file)),
+        Command::Show { file, all } => exit_code(show::run(&file, all)),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Estimate {

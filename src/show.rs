@@ -9,17 +9,22 @@ use commute_spaces::loops::frontend::{read_kernel, Access, Kernel, LoopId};
 use commute_spaces::loops::names::Names;
 use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
 
-pub fn run(path: &std::path::Path) -> Result<(), String> {
+/// Open decisions listed per choice unless `--all` is given.
+const LISTED_PER_CHOICE: usize = 40;
+
+pub fn run(path: &std::path::Path, all: bool) -> Result<(), String> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let kernel = read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())?;
     print(&kernel);
-    print_space(kernel)
+    print_space(kernel, all)
 }
 
 /// The kernel's loop space: its objects, the open decisions with the
-/// values propagation leaves them, and the estimated number of candidates.
-fn print_space(kernel: Kernel) -> Result<(), String> {
+/// values propagation leaves them (per choice, kinds and sizes first, a
+/// loop's name standing for its dimensions around each statement where
+/// they all have the same values), and the estimated number of candidates.
+fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
     let host = KernelHost::new(kernel);
     let names = Names::new(&host);
     let root = Candidate::new(Backbone(host.clone()))
@@ -45,20 +50,44 @@ fn print_space(kernel: Kernel) -> Result<(), String> {
                 .iter()
                 .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
     };
-    for instance in open.iter().filter(|i| !mirrored(i)) {
-        let values = match root.domain(instance) {
-            Some(Domain::Enum(mask)) | Some(Domain::Integer { mask, .. }) => mask,
-            _ => continue,
+    for (choice, name) in [
+        (dim_kind::CHOICE, "dim_kind"),
+        (tile_size::CHOICE, "tile_size"),
+        (order::CHOICE, "order"),
+    ] {
+        let actions: Vec<Action> = open
+            .iter()
+            .filter(|i| i.choice == choice && !mirrored(i))
+            .filter_map(|instance| {
+                let values = match root.domain(instance) {
+                    Some(Domain::Enum(mask)) | Some(Domain::Integer { mask, .. }) => mask,
+                    _ => return None,
+                };
+                Some(Action {
+                    choice: instance.choice,
+                    objects: instance.objects.clone(),
+                    values,
+                })
+            })
+            .collect();
+        if actions.is_empty() {
+            continue;
+        }
+        let lines = names.summarize(&root, &actions);
+        let shown = if all {
+            lines.len()
+        } else {
+            lines.len().min(LISTED_PER_CHOICE)
         };
-        let action = Action {
-            choice: instance.choice,
-            objects: instance.objects.clone(),
-            values,
+        let more = if shown < lines.len() {
+            format!("; the first {shown}, `--all` lists every one")
+        } else {
+            String::new()
         };
-        say!(
-            "  {}",
-            names.describe(&root, &action).replacen(" = ", " in ", 1)
-        );
+        say!("  {name} ({} open{more}):", actions.len());
+        for line in &lines[..shown] {
+            say!("    {}", line.replacen(" = ", " in ", 1));
+        }
     }
     let estimate = knuth(&root, &EstimateOptions::new(&priority, 1000, 1));
     say!(

@@ -355,6 +355,23 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
         stdout.contains("loops that may carry a dependence: L2 (k)"),
         "{stdout}"
     );
+    // Open decisions per choice, a loop's name for its dimensions around
+    // both statements where they have the same values.
+    assert!(stdout.contains("\n  dim_kind (9 open):\n"), "{stdout}");
+    assert!(
+        stdout.contains("\n    dim_kind(i) in SEQUENTIAL | PARALLEL | UNROLL | REVERSED\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n    order(i, k) in INNER | OUTER\n"),
+        "{stdout}"
+    );
+    let covariance = commute(&["show", "examples/covariance.c"]);
+    let listed = String::from_utf8_lossy(&covariance.stdout);
+    assert!(
+        listed.contains("the first 40, `--all` lists every one):"),
+        "{listed}"
+    );
     let dir = std::env::temp_dir().join(format!("commute-cli-show-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let bad = dir.join("bad.c");

@@ -11,7 +11,9 @@ use crate::backbone::ObjectId;
 use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
 use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
-use crate::propagate::{read_counter, read_mask, Propagator, Reason, NO_REASON, VALUE_SLOTS};
+use crate::propagate::{
+    read_counter, read_mask, Propagator, Reason, Scratch, NO_REASON, VALUE_SLOTS,
+};
 
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,7 +85,18 @@ pub struct Candidate<B: Backbone> {
     /// Optional explanations: per instance, the constraint that last
     /// narrowed it, so that a refused decision can name it.
     reasons: Option<Vec<Reason>>,
+    /// The propagator's buffers between decisions (not cloned).
+    scratch: Scratch,
+    /// Per choice of id below [`OPEN_HINTS`]: every instance stored before
+    /// this index has at most one value, so the search for an open
+    /// instance starts there. Domains only narrow between the fills that
+    /// reset it (see [`Candidate::next_open_mut`]).
+    open_from: [u32; OPEN_HINTS],
 }
+
+/// Choices whose settled instances a candidate remembers (the first ones
+/// by id; the others are searched from their first instance).
+const OPEN_HINTS: usize = 8;
 
 impl<B: Backbone> Clone for Candidate<B> {
     fn clone(&self) -> Self {
@@ -93,6 +106,8 @@ impl<B: Backbone> Clone for Candidate<B> {
             words: self.words.clone(),
             fired: self.fired.clone(),
             reasons: self.reasons.clone(),
+            scratch: Scratch::default(),
+            open_from: self.open_from,
         }
     }
 }
@@ -118,6 +133,8 @@ impl<B: Backbone> Candidate<B> {
             layout: Arc::new(layout),
             fired: Vec::new(),
             reasons: None,
+            scratch: Scratch::default(),
+            open_from: [0; OPEN_HINTS],
         })
     }
 
@@ -196,6 +213,7 @@ impl<B: Backbone> Candidate<B> {
     /// layout and vector of the same candidate before objects were added,
     /// the values it had there), and counters the widest range.
     fn fill_domains(&mut self, previous: Option<(&Layout, &[u64])>) {
+        self.open_from = [0; OPEN_HINTS];
         let layout = Arc::clone(&self.layout);
         for (c, choice) in layout.model.choices.iter().enumerate() {
             let shape = &layout.shapes[c];
@@ -283,6 +301,8 @@ impl<B: Backbone> Candidate<B> {
     /// them itself).
     pub fn with_raw_masks(&self, instances: &[InstanceId], masks: &[u64]) -> Self {
         let mut copy = self.clone();
+        // Masks may widen.
+        copy.open_from = [0; OPEN_HINTS];
         for (instance, &mask) in instances.iter().zip(masks) {
             if let Some((index, _)) = self.layout.instance(instance.choice, &instance.objects) {
                 let shape = &self.layout.shapes[instance.choice as usize];
@@ -321,51 +341,57 @@ impl<B: Backbone> Candidate<B> {
         // The domain before the decision, for the message of a refused one
         // (integer universes are read back from the layout then).
         let before = read_mask(&layout, &self.words, action.choice, &action.objects);
-        let mut propagator =
-            Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
-        match choice.kind {
-            ChoiceKind::Counter(_) => Err(unknown_instance(
+        if let ChoiceKind::Counter(_) = choice.kind {
+            return Err(unknown_instance(
                 action,
                 "counters are not decided directly",
-            )),
-            _ => {
-                if let Err(mut dead_end) =
-                    propagator.restrict(action.choice, &action.objects, action.values)
-                {
-                    // The decision itself is outside the domain: say what
-                    // removed the values it asks for.
-                    let instance = InstanceId {
-                        choice: action.choice,
-                        objects: action.objects.clone(),
-                    };
-                    let domain = match choice.kind {
-                        ChoiceKind::Integer { .. } => {
-                            let (index, _) = layout
-                                .instance(action.choice, &action.objects)
-                                .unwrap_or_default();
-                            Domain::Integer {
-                                universe: layout.universe(action.choice, index).to_vec(),
-                                mask: before,
-                            }
-                        }
-                        _ => Domain::Enum(before),
-                    };
-                    if let Some(why) = self.explain(&instance, action.values) {
-                        let left = domain_text(layout.model, instance.choice, &domain);
-                        dead_end.constraint = why.constraint;
-                        dead_end.bindings = why.bindings;
-                        dead_end.message = format!(
-                            "{} can only be {left} now: {}",
-                            instance.display(layout.model),
-                            why.message
-                        );
-                    }
-                    return Err(dead_end);
-                }
-                propagator.run()?;
-                self.fire_triggers()
-            }
+            ));
         }
+        let mut propagator = Propagator::with_scratch(
+            &layout,
+            &mut self.words,
+            self.reasons.as_deref_mut(),
+            std::mem::take(&mut self.scratch),
+        );
+        let refused = propagator.restrict(action.choice, &action.objects, action.values);
+        let propagated = match refused {
+            Ok(()) => propagator.run(),
+            Err(_) => Ok(()),
+        };
+        self.scratch = propagator.into_scratch();
+        if let Err(mut dead_end) = refused {
+            // The decision itself is outside the domain: say what
+            // removed the values it asks for.
+            let instance = InstanceId {
+                choice: action.choice,
+                objects: action.objects.clone(),
+            };
+            let domain = match choice.kind {
+                ChoiceKind::Integer { .. } => {
+                    let (index, _) = layout
+                        .instance(action.choice, &action.objects)
+                        .unwrap_or_default();
+                    Domain::Integer {
+                        universe: layout.universe(action.choice, index).to_vec(),
+                        mask: before,
+                    }
+                }
+                _ => Domain::Enum(before),
+            };
+            if let Some(why) = self.explain(&instance, action.values) {
+                let left = domain_text(layout.model, instance.choice, &domain);
+                dead_end.constraint = why.constraint;
+                dead_end.bindings = why.bindings;
+                dead_end.message = format!(
+                    "{} can only be {left} now: {}",
+                    instance.display(layout.model),
+                    why.message
+                );
+            }
+            return Err(dead_end);
+        }
+        propagated?;
+        self.fire_triggers()
     }
 
     /// Runs the callbacks of the trigger instances whose condition became
@@ -485,6 +511,23 @@ impl<B: Backbone> Candidate<B> {
     /// The first open instance in priority order, if any: the first
     /// instance, in storage order, of the first choice that has one.
     pub fn next_open(&self, priority: &[u16]) -> Option<InstanceId> {
+        let mut hints = self.open_from;
+        self.first_open(priority, &mut hints)
+    }
+
+    /// [`Candidate::next_open`], remembering which instances were found
+    /// settled so that the next search skips them (for descents, which
+    /// ask after every decision).
+    pub(crate) fn next_open_mut(&mut self, priority: &[u16]) -> Option<InstanceId> {
+        let mut hints = self.open_from;
+        let found = self.first_open(priority, &mut hints);
+        self.open_from = hints;
+        found
+    }
+
+    /// The search of [`Candidate::next_open`], from the instances of
+    /// `hints` on, which it moves past the settled instances it reads.
+    fn first_open(&self, priority: &[u16], hints: &mut [u32; OPEN_HINTS]) -> Option<InstanceId> {
         let model = self.model();
         let choices = priority
             .iter()
@@ -498,13 +541,21 @@ impl<B: Backbone> Candidate<B> {
                 continue;
             }
             let shape = &self.layout.shapes[c as usize];
-            let words = &self.words[shape.base..shape.base + shape.count];
+            let hint = hints.get_mut(c as usize);
+            let start = hint
+                .as_ref()
+                .map_or(0, |&&mut h| (h as usize).min(shape.count));
+            let words = &self.words[shape.base + start..shape.base + shape.count];
             // More than one value: cheaper than a population count
             // without a hardware one.
-            if let Some(instance) = words.iter().position(|w| w & w.wrapping_sub(1) != 0) {
+            let found = words.iter().position(|w| w & w.wrapping_sub(1) != 0);
+            if let Some(hint) = hint {
+                *hint = (start + found.unwrap_or(words.len())) as u32;
+            }
+            if let Some(offset) = found {
                 return Some(InstanceId {
                     choice: c,
-                    objects: self.layout.instance_objects(c, instance),
+                    objects: self.layout.instance_objects(c, start + offset),
                 });
             }
         }

@@ -40,7 +40,7 @@ pub fn random_descent<B: Backbone, R: Rng>(
 ) -> Descent<B> {
     let mut candidate = start.clone();
     let mut decisions = 0;
-    while let Some(instance) = candidate.next_open(priority) {
+    while let Some(instance) = candidate.next_open_mut(priority) {
         // The `k`-th of `alternatives`, without building the others.
         let mut values = candidate.alternative_values(&instance);
         let k = rng.random_range(0..values.count_ones() as usize);
@@ -77,7 +77,7 @@ pub fn random_descent_backtracking<B: Backbone, R: Rng>(
 ) -> Descent<B> {
     let mut candidate = start.clone();
     let mut decisions = 0;
-    while let Some(instance) = candidate.next_open(priority) {
+    while let Some(instance) = candidate.next_open_mut(priority) {
         let mut alternatives = candidate.alternatives(&instance);
         loop {
             let action = alternatives.swap_remove(rng.random_range(0..alternatives.len()));

@@ -2,12 +2,16 @@
 //! per choice, the constraint literals that read it (in the order the
 //! propagator visits them) and, for each, how the constraint is filtered
 //! over bit planes once the literal's variables are bound (see
-//! `Propagator::vector_filter`).
+//! `Propagator::vector_filter`). Per domain of a changed instance, the
+//! visits run as [`Step`]s, the commonest slot-plan shapes compiled to
+//! the row table entries they read; per changed instance, the visits and
+//! counter reads that can do nothing whatever the domains are listed so
+//! that they are skipped (see [`skips`], [`read_skips`]).
 
 use crate::layout::{Layout, Planes};
 use crate::model::*;
-use crate::propagate::{literal_instances, map_mask};
-use crate::slots::{slot_plan, SlotPlan};
+use crate::propagate::{literal_instances, map_mask, never_counts, Binding};
+use crate::slots::{slot_plan, PairRow, RowOrs, SlotLiteral, SlotPlan, ROW_ORS_VALUES};
 
 /// One instance of a literal that reads the changed choice: the literal's
 /// variables `args` are bound to the changed instance's objects.
@@ -37,6 +41,22 @@ pub(crate) struct Visit {
     /// first: when one is certainly true, every completion is, and the
     /// generic enumeration is not run.
     pub constant: Vec<&'static Literal>,
+    /// Bit `2 * instance + orientation`: the visit does nothing for that
+    /// changed instance in that orientation, whatever the domains (see
+    /// [`skips`]); empty when not computed.
+    pub skip: Vec<u64>,
+}
+
+impl Visit {
+    /// Whether the visit is known to do nothing for a change of
+    /// `instance` read in `orientation`.
+    #[inline]
+    pub fn skips(&self, instance: usize, orientation: usize) -> bool {
+        let bit = 2 * instance + orientation;
+        self.skip
+            .get(bit / 64)
+            .is_some_and(|word| word >> (bit % 64) & 1 != 0)
+    }
 }
 
 /// A property literal of a clause, tested by the generic enumeration as
@@ -195,17 +215,267 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                             properties.extend(others);
                             properties
                         },
+                        skip: Vec::new(),
                     });
                 }
+            }
+            for visit in &mut out {
+                visit.skip = skips(layout, choice, visit);
             }
             out
         })
         .collect()
 }
 
+/// For a visit without a vector plan whose fallback is `Bound` or
+/// `Screen`: per instance of `choice` and orientation (bit `2 * instance +
+/// orientation`, orientation 1 reading a symmetric choice's two objects in
+/// reverse, as the propagator does), whether the visit is a no-op there
+/// for every vector: its objects fail the static checks, a property
+/// literal of the clause holds (so every literal status read stops
+/// there), or the property rows screen out every completion. These
+/// depend on the layout only; a change of such an instance skips the
+/// visit.
+fn skips(layout: &Layout, choice: usize, visit: &Visit) -> Vec<u64> {
+    let model = layout.model;
+    let def = &model.constraints[visit.constraint as usize];
+    let generic_static = def.vars.iter().all(|v| {
+        let set = &model.sets[v.set as usize];
+        v.args.is_empty() && set.params.is_empty() && set.quotient.is_none()
+    });
+    if visit.plan.is_some() || (matches!(visit.fallback, Fallback::Generic) && !generic_static) {
+        return Vec::new();
+    }
+    let count = layout.shapes[choice].count;
+    if matches!(visit.fallback, Fallback::Generic) {
+        // The completions of every instance, at most: laying out must
+        // stay cheap (triggers lay candidates out again while searching).
+        let bound = visit.args.iter().fold(0u32, |m, &v| m | 1 << v);
+        let completions = (0..def.vars.len())
+            .filter(|&i| bound & (1 << i) == 0)
+            .try_fold(count, |n, i| {
+                n.checked_mul(layout.set_objects(def.vars[i].set, &[]).len())
+            });
+        if completions.is_none_or(|n| n > MAX_STATIC_COMPLETIONS) {
+            return Vec::new();
+        }
+    }
+    let symmetric =
+        model.choices[choice].symmetry != Symmetry::None && model.choices[choice].params.len() == 2;
+    let mut bits = vec![0u64; (2 * count).div_ceil(64)];
+    for instance in 0..count {
+        let objects = layout.instance_objects(choice as u16, instance);
+        let reversed: Vec<_> = objects.iter().rev().copied().collect();
+        let orientations: &[&[_]] = if symmetric {
+            &[&objects, &reversed]
+        } else {
+            &[&objects]
+        };
+        for (orientation, objects) in orientations.iter().enumerate() {
+            if static_noop(layout, def, visit, objects) {
+                let bit = 2 * instance + orientation;
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+    bits
+}
+
+/// Whether `visit` does nothing for the changed instance's `objects` (see
+/// [`skips`]), as `Propagator::visit` would find.
+fn static_noop(
+    layout: &Layout,
+    def: &ConstraintDef,
+    visit: &Visit,
+    objects: &[crate::backbone::ObjectId],
+) -> bool {
+    let mut b = Binding::empty();
+    if !visit
+        .args
+        .iter()
+        .zip(objects.iter())
+        .all(|(&v, &o)| b.bind(v, o))
+    {
+        return true;
+    }
+    // A property literal over bound variables only.
+    let holds = |literal: &Literal| match literal {
+        Literal::Property {
+            property,
+            args,
+            negated,
+        } => {
+            args.iter().all(|&v| b.is_bound(v))
+                && layout.bool_property_by(*property, args.len(), |i| b.objects[args[i] as usize])
+                    != *negated
+        }
+        _ => false,
+    };
+    match &visit.fallback {
+        // `filter` stops at a true literal (or earlier), before enforcing.
+        Fallback::Bound(checks) => !checks.passes(layout, &b) || def.literals.iter().any(holds),
+        Fallback::Screen(plan) => {
+            if !plan.checks.passes(layout, &b) {
+                return true;
+            }
+            let mut sat = 0u64;
+            for literal in &plan.literals {
+                match literal {
+                    ZLiteral::Constant(literal) if holds(literal) => return true,
+                    ZLiteral::Property {
+                        property,
+                        slot,
+                        args,
+                        negated,
+                    } => {
+                        if let Some(row) =
+                            layout.property_row(*property, *slot, |i| b.objects[args[i] as usize])
+                        {
+                            sat |= if *negated { !row } else { row };
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Every completion is left out by `screen_filter`.
+            layout.plain_objects(plan.set).iter().all(|&object| {
+                plan.same_root
+                    .iter()
+                    .any(|&v| b.objects[v as usize] == object)
+                    || layout
+                        .position(plan.root, object)
+                        .is_some_and(|p| sat & (1 << p) != 0)
+            })
+        }
+        Fallback::Generic => {
+            // Sets without parameters that are not quotients: every
+            // completion `for_each` can reach is in the product of the
+            // free variables' sets; the visit is a no-op if a property
+            // literal holds on each (`skips` bounds their number).
+            let bound = def.vars.iter().enumerate().all(|(i, var)| {
+                !b.is_bound(i as Var)
+                    || layout.is_plain_root[var.set as usize]
+                    || layout.contains(var.set, &[], b.objects[i])
+            });
+            if !bound {
+                return true;
+            }
+            let free: Vec<usize> = (0..def.vars.len())
+                .filter(|&i| !b.is_bound(i as Var))
+                .collect();
+            let holds_at = |b: &Binding| {
+                def.literals.iter().any(|literal| match literal {
+                    Literal::Property {
+                        property,
+                        args,
+                        negated,
+                    } => {
+                        layout.bool_property_by(*property, args.len(), |i| {
+                            b.objects[args[i] as usize]
+                        }) != *negated
+                    }
+                    _ => false,
+                })
+            };
+            every_completion(layout, def, &free, b, &holds_at)
+        }
+    }
+}
+
+/// Completions at most that the static test of a generic visit
+/// enumerates, over all the instances of its choice (see [`skips`]).
+const MAX_STATIC_COMPLETIONS: usize = 1 << 16;
+
+/// Whether `test` holds for every binding of the variables `free` of
+/// `def` (in their sets, without parameters) that extends `b`.
+fn every_completion(
+    layout: &Layout,
+    def: &ConstraintDef,
+    free: &[usize],
+    b: Binding,
+    test: &dyn Fn(&Binding) -> bool,
+) -> bool {
+    let Some((&first, rest)) = free.split_first() else {
+        return test(&b);
+    };
+    layout
+        .set_objects(def.vars[first].set, &[])
+        .iter()
+        .all(|&object| {
+            let mut inner = b;
+            inner.bind(first as Var, object);
+            every_completion(layout, def, rest, inner, test)
+        })
+}
+
 /// Per domain of a changed instance (the mask as an index), the visits
-/// it runs: (index in the choice's visits, orientation).
-pub(crate) type Runs = Vec<Vec<(u16, u8)>>;
+/// it runs, in order.
+pub(crate) type Runs = Vec<Vec<Step>>;
+
+/// One visit of a run: a visit of the choice in one orientation, its
+/// commonest shape (a slot plan with a pair, see [`SlotPlan::pair`])
+/// compiled down to what its filter reads, so that the propagator's loop
+/// over a run does not go through the visit unless a position is unit or
+/// fails.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Step {
+    Visit {
+        index: u16,
+        orientation: u8,
+    },
+    /// A visit whose slot plan has a pair.
+    Pair {
+        index: u16,
+        orientation: u8,
+        /// Which positions of the changed instance are taken out of the
+        /// free variable's, in storage order (bit 0: the low position),
+        /// as an index of the change's valid masks.
+        excluded: u8,
+        rows: [PairStep; 2],
+    },
+    /// A visit with a slot plan whose literals are its own `is` literal,
+    /// `is` literals over rows of the changed choice and `==` literals
+    /// with the changed instance (the first `len` of `literals`).
+    Rows {
+        index: u16,
+        orientation: u8,
+        /// As for [`Step::Pair`].
+        excluded: u8,
+        len: u8,
+        literals: [RowStep; ROW_STEPS],
+    },
+}
+
+/// A literal of a [`Step::Rows`], read as `Propagator::slot_status` reads
+/// it, over rows of the changed choice's own planes in storage order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RowStep {
+    /// The visit's own `is` literal: false at every position.
+    False,
+    /// An `is` literal: indices of [`RowOrs`] for the sets of values in
+    /// and out of its values.
+    Is { inside: u8, outside: u8 },
+    /// `fixed == c(u, z)` with `fixed` the changed instance: the row's
+    /// table, whether `fixed` reads the instance's objects in reverse,
+    /// whether the row is read through the inverse, and `==` or `!=`.
+    Same {
+        table: u8,
+        reversed: bool,
+        inverse: bool,
+        equal: bool,
+    },
+}
+
+/// Literals at most of a [`Step::Rows`].
+pub(crate) const ROW_STEPS: usize = 3;
+
+/// A [`PairRow`] read in storage order, as indices of [`RowOrs`] whose
+/// table 0 is the changed instance's low row and table 1 its high row.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PairStep {
+    pub inside: u8,
+    pub outside: u8,
+}
 
 /// Enum choices of at most this many values list their visits per
 /// domain (see [`runs`]).
@@ -239,7 +509,7 @@ pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
                             if visit.is_values.is_some_and(|values| mask & values != 0) {
                                 continue;
                             }
-                            run.push((index as u16, orientation as u8));
+                            run.push(step(layout, choice, visit, index as u16, orientation as u8));
                         }
                     }
                     run
@@ -248,6 +518,97 @@ pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
             Some(runs)
         })
         .collect()
+}
+
+/// The step of a run for `visit` in `orientation` (1: the changed
+/// instance's objects read in reverse).
+fn step(layout: &Layout, choice: usize, visit: &Visit, index: u16, orientation: u8) -> Step {
+    let Some(slots) = visit.slots.as_ref().filter(|_| visit.plan.is_some()) else {
+        return Step::Visit { index, orientation };
+    };
+    // Slot `i` of the visit is the instance's object `i ^ orientation` in
+    // storage order.
+    let flip = |bit: u8| (bit ^ orientation) & 1;
+    let excluded = (0..2u8)
+        .filter(|&i| slots.excluded & (1 << i) != 0)
+        .fold(0u8, |m, i| m | 1 << flip(i));
+    let Some(pair) = &slots.pair else {
+        return rows_step(layout, choice, visit, slots, index, orientation, excluded)
+            .unwrap_or(Step::Visit { index, orientation });
+    };
+    let row = |row: &PairRow| {
+        let table = flip(row.slot) as usize;
+        PairStep {
+            inside: RowOrs::index(table, row.inside) as u8,
+            outside: RowOrs::index(table, row.outside) as u8,
+        }
+    };
+    Step::Pair {
+        index,
+        orientation,
+        excluded,
+        rows: [row(&pair[0]), row(&pair[1])],
+    }
+}
+
+/// The [`Step::Rows`] of a visit with slot plan `slots`, if every literal
+/// can be read so (see [`RowStep`]).
+fn rows_step(
+    layout: &Layout,
+    choice: usize,
+    visit: &Visit,
+    slots: &SlotPlan,
+    index: u16,
+    orientation: u8,
+    excluded: u8,
+) -> Option<Step> {
+    let own = layout.shapes[choice].planes?;
+    if own.values > ROW_ORS_VALUES || slots.literals.len() > ROW_STEPS {
+        return None;
+    }
+    let flip = |bit: u8| (bit ^ orientation) & 1;
+    let all = (1usize << own.values) - 1;
+    let mut literals = [RowStep::False; ROW_STEPS];
+    for (i, literal) in slots.literals.iter().enumerate() {
+        literals[i] = match literal {
+            SlotLiteral::Constant if visit.known_false == Some(i) => RowStep::False,
+            SlotLiteral::Is {
+                slot,
+                planes,
+                stored,
+            } if planes.base == own.base => {
+                let table = flip(*slot) as usize;
+                let inside = *stored as usize & all;
+                RowStep::Is {
+                    inside: RowOrs::index(table, inside) as u8,
+                    outside: RowOrs::index(table, all & !inside) as u8,
+                }
+            }
+            SlotLiteral::Same {
+                fixed_slots,
+                slot,
+                planes,
+                inverse,
+                equal,
+                ..
+            } if planes.base == own.base => RowStep::Same {
+                table: flip(*slot),
+                // The fixed instance's first object is the instance's high
+                // one.
+                reversed: flip(fixed_slots[0]) == 1,
+                inverse: *inverse,
+                equal: *equal,
+            },
+            _ => return None,
+        };
+    }
+    Some(Step::Rows {
+        index,
+        orientation,
+        excluded,
+        len: slots.literals.len() as u8,
+        literals,
+    })
 }
 
 /// The plan for `def` with the variables of `bound` bound, if it has one
@@ -407,6 +768,19 @@ pub(crate) struct Checks {
     pub members: Vec<(Var, u16)>,
     /// Pairs of variables of one root set: their objects must differ.
     pub distinct: Vec<(Var, Var)>,
+}
+
+impl Checks {
+    /// Whether the objects of `b` satisfy the checks.
+    pub fn passes(&self, layout: &Layout, b: &Binding) -> bool {
+        self.members
+            .iter()
+            .all(|&(v, set)| layout.position(set, b.objects[v as usize]).is_some())
+            && self
+                .distinct
+                .iter()
+                .all(|&(v, w)| b.objects[v as usize] != b.objects[w as usize])
+    }
 }
 
 #[derive(Debug)]
@@ -655,6 +1029,22 @@ pub(crate) struct CounterRead {
     /// How the counter instances are found without enumerating, when the
     /// counter has that shape.
     pub screen: Option<ReadScreen>,
+    /// Bit `2 * instance + orientation`: with `screen`, no counter
+    /// instance is updated for that changed instance in that orientation,
+    /// whatever the domains (see [`read_skips`]); empty when not computed.
+    pub skip: Vec<u64>,
+}
+
+impl CounterRead {
+    /// Whether the read is known to update nothing for a change of
+    /// `instance` read in `orientation`.
+    #[inline]
+    pub fn skips(&self, instance: usize, orientation: usize) -> bool {
+        let bit = 2 * instance + orientation;
+        self.skip
+            .get(bit / 64)
+            .is_some_and(|word| word >> (bit % 64) & 1 != 0)
+    }
 }
 
 /// The counter instances a read updates, found from property rows: the
@@ -809,8 +1199,12 @@ pub(crate) fn counter_reads(layout: &Layout) -> Vec<Vec<CounterRead>> {
                         args: instance.args,
                         values,
                         screen: read_screen(layout, def, params, instance.args),
+                        skip: Vec::new(),
                     });
                 }
+            }
+            for read in &mut out {
+                read.skip = read_skips(layout, choice, read);
             }
             out
         })
@@ -879,4 +1273,98 @@ pub(crate) fn counter_plans(layout: &Layout) -> Vec<Option<CounterPlan>> {
             })
         })
         .collect()
+}
+
+/// For a counter read with a screen: per instance of `choice` and
+/// orientation (as in [`skips`]), whether `Propagator::screened_updates`
+/// updates no counter instance there: the screen's checks, its property
+/// literals and property rows depend on the layout only.
+fn read_skips(layout: &Layout, choice: usize, read: &CounterRead) -> Vec<u64> {
+    let Some(screen) = &read.screen else {
+        return Vec::new();
+    };
+    let model = layout.model;
+    let count = layout.shapes[choice].count;
+    let symmetric =
+        model.choices[choice].symmetry != Symmetry::None && model.choices[choice].params.len() == 2;
+    let mut bits = vec![0u64; (2 * count).div_ceil(64)];
+    for instance in 0..count {
+        let objects = layout.instance_objects(choice as u16, instance);
+        let reversed: Vec<_> = objects.iter().rev().copied().collect();
+        let orientations: &[&[_]] = if symmetric {
+            &[&objects, &reversed]
+        } else {
+            &[&objects]
+        };
+        for (orientation, objects) in orientations.iter().enumerate() {
+            let mut b = Binding::empty();
+            let noop = !read
+                .args
+                .iter()
+                .zip(objects.iter())
+                .all(|(&v, &o)| b.bind(v, o))
+                || screen_updates_nothing(layout, read, screen, &b);
+            if noop {
+                let bit = 2 * instance + orientation;
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+    }
+    bits
+}
+
+/// Whether `Propagator::screened_updates` selects no counter instance for
+/// the binding `b` (the same tests, in the same order).
+fn screen_updates_nothing(
+    layout: &Layout,
+    read: &CounterRead,
+    screen: &ReadScreen,
+    b: &Binding,
+) -> bool {
+    if !screen.checks.passes(layout, b) {
+        return true;
+    }
+    let holds = |literal: &Literal| match literal {
+        Literal::Property {
+            property,
+            args,
+            negated,
+        } => {
+            layout.bool_property_by(*property, args.len(), |i| b.objects[args[i] as usize])
+                != *negated
+        }
+        _ => true,
+    };
+    if !screen.constant.iter().all(|literal| holds(literal)) {
+        return true;
+    }
+    let Some(free) = &screen.free else {
+        return false;
+    };
+    let mut mask = u64::MAX;
+    for &(property, slot, args, negated) in &free.rows {
+        let bits = layout
+            .property_row(property, slot, |i| b.objects[args[i] as usize])
+            .unwrap_or(0);
+        mask &= if negated { !bits } else { bits };
+    }
+    let mut with_z = *b;
+    with_z.bound |= 1 << free.z;
+    layout.plain_objects(free.set).iter().all(|&object| {
+        if free
+            .same_root
+            .iter()
+            .any(|&v| b.objects[v as usize] == object)
+        {
+            return true;
+        }
+        if layout
+            .position(free.root, object)
+            .is_some_and(|p| mask & (1 << p) == 0)
+        {
+            return true;
+        }
+        with_z.objects[free.z as usize] = object;
+        free.others && never_counts(layout, read.def, with_z.bound, &with_z)
+    })
 }

@@ -9,8 +9,8 @@ use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
-    Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, ScreenPlan,
-    VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
+    Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, RowStep, ScreenPlan,
+    Step, VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
 };
 use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
 
@@ -113,7 +113,17 @@ pub(crate) struct Propagator<'a> {
     writes: u64,
     /// The two rows of the changed instance being visited, as
     /// [`RowOrs`] (low row first).
-    row_ors: [RowOrs; 2],
+    row_ors: Box<RowOrs>,
+}
+
+/// A propagator's buffers, kept by a candidate between decisions so that
+/// each `apply` does not allocate them again (see
+/// [`Propagator::with_scratch`]). Not cloned with the candidate.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    queue: Vec<(u16, usize, u64)>,
+    queued: FixedBitSet,
+    row_ors: Option<Box<RowOrs>>,
 }
 
 /// The constraint instance that narrowed a domain: the constraint and the
@@ -167,16 +177,60 @@ impl<'a> Propagator<'a> {
         words: &'a mut [u64],
         reasons: Option<&'a mut [Reason]>,
     ) -> Self {
+        Propagator::with_scratch(layout, words, reasons, Scratch::default())
+    }
+
+    /// [`Propagator::explained`] with the buffers of `scratch` (an empty
+    /// queue, as [`Propagator::into_scratch`] leaves it).
+    pub fn with_scratch(
+        layout: &'a Layout,
+        words: &'a mut [u64],
+        reasons: Option<&'a mut [Reason]>,
+        scratch: Scratch,
+    ) -> Self {
+        let Scratch {
+            mut queue,
+            mut queued,
+            row_ors,
+        } = scratch;
+        if queue.capacity() == 0 {
+            queue.reserve(64);
+        }
+        if queued.len() < layout.instances {
+            queued.grow(layout.instances);
+        }
+        // The tables describe another vector, or another moment of it.
+        let row_ors = match row_ors {
+            Some(mut row_ors) => {
+                row_ors.clear();
+                row_ors
+            }
+            None => Box::new(RowOrs::new()),
+        };
         Propagator {
             layout,
             words,
-            queue: Vec::with_capacity(64),
-            queued: FixedBitSet::with_capacity(layout.instances),
+            queue,
+            queued,
             possible_members: false,
             reasons,
             cause: NO_REASON,
             writes: 0,
-            row_ors: [RowOrs::EMPTY, RowOrs::EMPTY],
+            row_ors,
+        }
+    }
+
+    /// The buffers, for the next propagation on the same candidate: the
+    /// queue left by a dead end is emptied.
+    pub fn into_scratch(mut self) -> Scratch {
+        if !self.queue.is_empty() {
+            self.queue.clear();
+            self.queued.clear();
+        }
+        Scratch {
+            queue: self.queue,
+            queued: self.queued,
+            row_ors: Some(self.row_ors),
         }
     }
 
@@ -462,16 +516,26 @@ impl<'a> Propagator<'a> {
                     let (lo, ro) = (b.args(li.args), b.args(ri.args));
                     let (lu, lm) = self.integer_values(li.choice, &lo);
                     let (ru, rm) = self.integer_values(ri.choice, &ro);
+                    // The values of `u` left in `m` that `other` has left
+                    // in `om`: universes are sorted without repeats, so
+                    // one merge finds them (or one AND, when the universes
+                    // are the same, as tile sizes often are).
                     let keep = |u: &[i64], m: u64, other: &[i64], om: u64| -> u64 {
-                        let mut out = 0;
-                        for (i, v) in u.iter().enumerate() {
-                            if m & (1 << i) != 0
-                                && other
-                                    .iter()
-                                    .enumerate()
-                                    .any(|(j, w)| om & (1 << j) != 0 && w == v)
-                            {
-                                out |= 1 << i;
+                        if u == other {
+                            return m & om;
+                        }
+                        let (mut i, mut j, mut out) = (0, 0, 0u64);
+                        while i < u.len() && j < other.len() {
+                            match u[i].cmp(&other[j]) {
+                                std::cmp::Ordering::Less => i += 1,
+                                std::cmp::Ordering::Greater => j += 1,
+                                std::cmp::Ordering::Equal => {
+                                    if m & (1 << i) != 0 && om & (1 << j) != 0 {
+                                        out |= 1 << i;
+                                    }
+                                    i += 1;
+                                    j += 1;
+                                }
                             }
                         }
                         out
@@ -610,15 +674,13 @@ impl<'a> Propagator<'a> {
             self.words[planes.base + low * planes.values + v] &= !(1 << high);
             self.words[planes.base + high * planes.values + back] &= !(1 << low);
         }
-        for cache in &mut self.row_ors {
-            cache.changed(planes.base + low * planes.values);
-            cache.changed(planes.base + high * planes.values);
-        }
+        self.row_ors.changed(planes.base + low * planes.values);
+        self.row_ors.changed(planes.base + high * planes.values);
     }
 
     /// Recomputes every plane from the masks.
     pub fn rebuild_planes(&mut self) {
-        self.row_ors = [RowOrs::EMPTY, RowOrs::EMPTY];
+        self.row_ors.clear();
         let layout = self.layout;
         for (c, shape) in layout.shapes.iter().enumerate() {
             let Some(planes) = shape.planes else { continue };
@@ -887,6 +949,65 @@ impl<'a> Propagator<'a> {
         Ok(())
     }
 
+    /// The end of a pair step where some position fails or is unit:
+    /// `slot_units` without reading statuses again. At a unit position
+    /// the literal that can still hold is the pair's first where `a_in`
+    /// (the positions whose domain meets its values, as the step read
+    /// them) has the position, else its second; enforcing an `is` literal
+    /// at a position writes the rows there only, so the statuses the step
+    /// read stay those of the other positions (as `slot_units` finds).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn pair_units(
+        &mut self,
+        visit: &Visit,
+        plan: &VectorPlan,
+        slots: &SlotPlan,
+        at: &SlotsAt,
+        failed: u64,
+        mut units: u64,
+        a_in: u64,
+    ) -> Flow {
+        let enforces = slots.pair.as_ref().map(|[a, b]| {
+            (
+                (a.literal, slots.enforce.get(a.literal)),
+                (b.literal, slots.enforce.get(b.literal)),
+            )
+        });
+        let Some((
+            (a, Some(Some(a_enforce @ SlotEnforce::Is { .. }))),
+            (b, Some(Some(b_enforce @ SlotEnforce::Is { .. }))),
+        )) = enforces
+        else {
+            return self.slot_units(visit, plan, slots, at, failed, units);
+        };
+        if failed != 0 {
+            return self.slot_units(visit, plan, slots, at, failed, units);
+        }
+        let constraint = visit.constraint;
+        let def = &self.model().constraints[constraint as usize];
+        let objects = self.layout.plain_objects(plan.set);
+        while units != 0 {
+            let p = units.trailing_zeros() as usize;
+            units &= units - 1;
+            let (literal, enforce) = if a_in & (1 << p) != 0 {
+                (a, a_enforce)
+            } else {
+                (b, b_enforce)
+            };
+            // The binding, made only where it is read.
+            let with_z = || {
+                let mut with_z = at.binding(visit.args);
+                with_z.bind(plan.z, objects[p]);
+                with_z
+            };
+            self.enforce_clause_by(constraint, Some(&def.literals[literal]), with_z, |s, _| {
+                s.enforce_slot(enforce, at, p)
+            })?;
+        }
+        Ok(())
+    }
+
     /// [`Propagator::enforce`] of a literal of a slot plan at position `p`.
     fn enforce_slot(&mut self, enforce: &SlotEnforce, at: &SlotsAt, p: usize) -> Flow {
         match enforce {
@@ -902,6 +1023,11 @@ impl<'a> Propagator<'a> {
                     self.instance_mask(rhs.choice, ri, rr),
                 );
                 if *equal {
+                    // Equal domains: neither restriction changes anything
+                    // (the commonest case, with several values left).
+                    if l == r {
+                        return Ok(());
+                    }
                     self.restrict_instance(lhs.choice, li, lr, r)?;
                     self.restrict_instance(rhs.choice, ri, rr, l)
                 } else {
@@ -943,18 +1069,23 @@ impl<'a> Propagator<'a> {
         if planes.values > ROW_ORS_VALUES {
             return self.row_masks(first, planes.values, stored);
         }
-        self.row_ors[(slot as usize ^ at.flip) & 1].masks(self.words, first, planes.values, stored)
+        let table = (slot as usize ^ at.flip) & 1;
+        self.row_ors
+            .masks(table, self.words, first, planes.values, stored)
     }
 
     /// The positions whose domain meets a pair literal's values, and those
     /// whose domain has a value outside them.
     #[inline(always)]
     fn pair_row(&mut self, row: &PairRow, at: &SlotsAt) -> (u64, u64) {
-        const MASK: usize = (1 << ROW_ORS_VALUES) - 1;
         let slot = row.slot as usize & 1;
-        let cache = &mut self.row_ors[(slot ^ at.flip) & 1];
-        cache.read(self.words, at.rows[slot], at.values);
-        (cache.ors[row.inside & MASK], cache.ors[row.outside & MASK])
+        let table = (slot ^ at.flip) & 1;
+        self.row_ors
+            .read(table, self.words, at.rows[slot], at.values);
+        (
+            self.row_ors.or(RowOrs::index(table, row.inside)),
+            self.row_ors.or(RowOrs::index(table, row.outside)),
+        )
     }
 
     /// [`Propagator::row_status`] of a literal of a slot plan.
@@ -1077,14 +1208,7 @@ impl<'a> Propagator<'a> {
     /// are distinct where they must be.
     #[inline]
     fn passes(&self, checks: &Checks, b: &Binding) -> bool {
-        checks
-            .members
-            .iter()
-            .all(|&(v, set)| self.layout.position(set, b.objects[v as usize]).is_some())
-            && checks
-                .distinct
-                .iter()
-                .all(|&(v, w)| b.objects[v as usize] != b.objects[w as usize])
+        checks.passes(self.layout, b)
     }
 
     /// Filters the completions of `b` by the free variable of `plan`, in
@@ -2085,15 +2209,152 @@ impl<'a> Propagator<'a> {
             .as_ref()
             .and_then(|runs| runs.get(masks[0] as usize));
         if let Some(run) = run {
-            // The same visits as below, listed for this domain.
-            for &(index, orientation) in run {
-                let orientation = orientation as usize;
-                let visit = &visits[index as usize];
-                match (&visit.slots, &visit.plan, &views) {
-                    (Some(slots), Some(plan), Some(views)) => {
-                        self.slot_filter(visit, plan, slots, &views[orientation])?
+            // The same visits as below, listed for this domain. For pair
+            // steps: the positions the free variable may take, per set of
+            // the instance's positions taken out (bit 0: the low one), and
+            // the first words of the instance's two rows.
+            let mut valid = [0u64; 4];
+            let mut rows = [0usize; 2];
+            let mut values = 0;
+            if let (Some(views), Some(planes)) = (&views, &shape.planes) {
+                let n = layout.plain_objects(planes.set).len();
+                let full = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+                let [low, high] = views[0].positions;
+                valid = [
+                    full,
+                    full & !(1 << low),
+                    full & !(1 << high),
+                    full & !(1 << low) & !(1 << high),
+                ];
+                rows = views[0].rows;
+                values = planes.values;
+            }
+            // Whether the row tables are those of the instance's rows: only
+            // a filter that enforces something or another visit can have
+            // changed them since they were read.
+            let mut fresh = false;
+            for step in run {
+                match *step {
+                    Step::Pair {
+                        index,
+                        orientation,
+                        excluded,
+                        rows: [a, b],
+                    } => {
+                        // `slot_filter`'s pair path, its rows read by
+                        // storage order.
+                        if !fresh {
+                            self.row_ors.read(0, self.words, rows[0], values);
+                            self.row_ors.read(1, self.words, rows[1], values);
+                            fresh = true;
+                        }
+                        let ors = &self.row_ors;
+                        let (a_in, a_out) = (ors.or(a.inside.into()), ors.or(a.outside.into()));
+                        let (b_in, b_out) = (ors.or(b.inside.into()), ors.or(b.outside.into()));
+                        let open = valid[excluded as usize & 3] & a_out & b_out;
+                        let failed = open & !a_in & !b_in;
+                        let units = open & (a_in ^ b_in);
+                        if failed == 0 && units == 0 {
+                            continue;
+                        }
+                        let visit = &visits[index as usize];
+                        if let (Some(slots), Some(plan), Some(views)) =
+                            (&visit.slots, &visit.plan, &views)
+                        {
+                            let at = &views[orientation as usize];
+                            self.pair_units(visit, plan, slots, at, failed, units, a_in)?;
+                        }
+                        fresh = false;
                     }
-                    _ => self.visit(visit, orientations[orientation], None)?,
+                    Step::Rows {
+                        index,
+                        orientation,
+                        excluded,
+                        len,
+                        literals,
+                    } => {
+                        // `slot_filter`, its literals read by storage order.
+                        if !fresh {
+                            self.row_ors.read(0, self.words, rows[0], values);
+                            self.row_ors.read(1, self.words, rows[1], values);
+                            fresh = true;
+                        }
+                        let valid = valid[excluded as usize & 3];
+                        let word = self.words[shape.base + instance];
+                        let all = (1usize << values) - 1;
+                        let (mut sat, mut all_false) = (0u64, valid);
+                        let (mut one, mut two) = (0u64, 0u64);
+                        let ors = &self.row_ors;
+                        for literal in &literals[..len as usize] {
+                            let (t, f) = match *literal {
+                                RowStep::False => (0, valid),
+                                RowStep::Is { inside, outside } => (
+                                    !ors.or(outside.into()) & valid,
+                                    !ors.or(inside.into()) & valid,
+                                ),
+                                RowStep::Same {
+                                    table,
+                                    reversed,
+                                    inverse,
+                                    equal,
+                                } => {
+                                    let m = if reversed {
+                                        layout.map_inverse(choice, word)
+                                    } else {
+                                        word
+                                    };
+                                    let stored = if inverse {
+                                        layout.map_inverse(choice, m)
+                                    } else {
+                                        m
+                                    };
+                                    let inside = stored as usize & all;
+                                    let table = table as usize;
+                                    let has_in = ors.or(RowOrs::index(table, inside));
+                                    let has_out = ors.or(RowOrs::index(table, all & !inside));
+                                    let same = if is_single(m) { !has_out } else { 0 };
+                                    let (t, f) = if equal {
+                                        (same, !has_in)
+                                    } else {
+                                        (!has_in, same)
+                                    };
+                                    (t & valid, f & valid)
+                                }
+                            };
+                            sat |= t;
+                            all_false &= f;
+                            two |= one & !f;
+                            one |= !f;
+                        }
+                        let open = valid & !sat;
+                        let units = open & one & !two;
+                        if open & all_false == 0 && units == 0 {
+                            continue;
+                        }
+                        let visit = &visits[index as usize];
+                        if let (Some(slots), Some(plan), Some(views)) =
+                            (&visit.slots, &visit.plan, &views)
+                        {
+                            let at = &views[orientation as usize];
+                            self.slot_units(visit, plan, slots, at, open & all_false, units)?;
+                        }
+                        fresh = false;
+                    }
+                    Step::Visit { index, orientation } => {
+                        let orientation = orientation as usize;
+                        let visit = &visits[index as usize];
+                        match (&visit.slots, &visit.plan, &views) {
+                            (Some(slots), Some(plan), Some(views)) => {
+                                fresh = false;
+                                self.slot_filter(visit, plan, slots, &views[orientation])?
+                            }
+                            _ if visit.skips(instance, orientation) => {}
+                            _ => {
+                                fresh = false;
+                                self.visit(visit, orientations[orientation], None)?
+                            }
+                        }
+                    }
                 }
             }
         } else {
@@ -2107,6 +2368,9 @@ impl<'a> Propagator<'a> {
                         if masks[orientation] & values != 0 {
                             continue;
                         }
+                    }
+                    if visit.skips(instance, orientation) {
+                        continue;
                     }
                     let views = views.as_ref().map(|views| &views[orientation]);
                     self.visit(visit, objects, views)?;
@@ -2129,6 +2393,9 @@ impl<'a> Propagator<'a> {
                     if is_status(before, values) == is_status(masks[orientation], values) {
                         continue;
                     }
+                }
+                if read.skips(instance, orientation) {
+                    continue;
                 }
                 let mut b = Binding::empty();
                 if read
@@ -2320,7 +2587,7 @@ pub(crate) fn literal_instances(literal: &Literal) -> [Option<&InstanceRef>; 2] 
 /// Whether a property literal of a counter's condition fails for the
 /// objects of `b` (only literals whose variables are all in `bound` are
 /// read): the increment at `b` never counts, whatever the domains.
-fn never_counts(layout: &Layout, def: &CounterDef, bound: u32, b: &Binding) -> bool {
+pub(crate) fn never_counts(layout: &Layout, def: &CounterDef, bound: u32, b: &Binding) -> bool {
     def.condition.iter().any(|literal| match literal {
         Literal::Property {
             property,

@@ -42,6 +42,8 @@ pub(crate) struct PairRow {
     pub slot: u8,
     pub inside: usize,
     pub outside: usize,
+    /// The literal's index in its clause.
+    pub literal: usize,
 }
 
 /// Values of a choice at most for a slot plan to have a pair (the
@@ -233,6 +235,7 @@ pub(crate) fn slot_plan(
                 slot: *slot,
                 inside: *stored as usize & all,
                 outside: !(*stored as usize) & all,
+                literal: i,
             },
         )),
         _ => None,
@@ -256,56 +259,121 @@ pub(crate) fn slot_plan(
 /// Values per row at most for [`RowOrs`].
 pub(crate) const ROW_ORS_VALUES: usize = PAIR_VALUES;
 
-/// The OR of the planes of one row for every set of values: the filters
-/// of one change read the same two rows, with different sets of values,
-/// many times. Dropped when a plane of the row is cleared.
+/// The OR of the planes of a row for every set of values, for two rows
+/// (tables 0 and 1, the changed instance's low and high rows when a slot
+/// plan reads them): the filters of one change read the same two rows,
+/// with different sets of values, many times. A table is dropped when a
+/// plane of its row is cleared.
 pub(crate) struct RowOrs {
-    /// The row's first plane word (`usize::MAX`: none).
-    first: usize,
-    pub ors: [u64; 1 << ROW_ORS_VALUES],
+    /// Per table, its row's first plane word (`usize::MAX`: none).
+    first: [usize; 2],
+    /// The OR of table `t` for the set of values `s`, at `t << ROW_ORS_VALUES | s`
+    /// (see [`RowOrs::index`]).
+    ors: [u64; 2 << ROW_ORS_VALUES],
 }
 
-impl RowOrs {
-    pub const EMPTY: RowOrs = RowOrs {
-        first: usize::MAX,
-        ors: [0; 1 << ROW_ORS_VALUES],
-    };
+/// Mask of an index of [`RowOrs`]' entries.
+const ORS_INDEX: usize = (2 << ROW_ORS_VALUES) - 1;
 
-    /// Over the row of `values` planes from word `first` (at most
-    /// [`ROW_ORS_VALUES`]): the positions whose domain meets `stored`,
-    /// and those whose domain has a value outside it.
-    #[inline(always)]
-    pub fn masks(&mut self, words: &[u64], first: usize, values: usize, stored: u64) -> (u64, u64) {
-        const MASK: usize = (1 << ROW_ORS_VALUES) - 1;
-        self.read(words, first, values);
-        let all = (1usize << values) - 1;
-        let inside = stored as usize & all;
-        (self.ors[inside & MASK], self.ors[(all & !inside) & MASK])
+impl RowOrs {
+    pub fn new() -> RowOrs {
+        RowOrs {
+            first: [usize::MAX; 2],
+            ors: [0; 2 << ROW_ORS_VALUES],
+        }
     }
 
-    /// Makes this the table of the row from word `first`.
+    /// The index of table `table`'s OR of the set of values `set`, for
+    /// [`RowOrs::or`] (below 128: plans keep it in a byte).
+    pub fn index(table: usize, set: usize) -> usize {
+        (table & 1) << ROW_ORS_VALUES | (set & ((1 << ROW_ORS_VALUES) - 1))
+    }
+
+    /// The OR at `index` (see [`RowOrs::index`]).
     #[inline(always)]
-    pub fn read(&mut self, words: &[u64], first: usize, values: usize) {
-        const MASK: usize = (1 << ROW_ORS_VALUES) - 1;
-        if self.first != first {
-            self.first = first;
-            self.ors[0] = 0;
-            for (v, &plane) in words[first..first + values].iter().enumerate() {
-                let half = 1 << v;
-                for s in 0..half {
-                    self.ors[(half | s) & MASK] = self.ors[s & MASK] | plane;
-                }
+    pub fn or(&self, index: usize) -> u64 {
+        self.ors[index & ORS_INDEX]
+    }
+
+    /// Over the row of `values` planes from word `first` (at most
+    /// [`ROW_ORS_VALUES`]), kept in table `table`: the positions whose
+    /// domain meets `stored`, and those whose domain has a value outside
+    /// it.
+    #[inline(always)]
+    pub fn masks(
+        &mut self,
+        table: usize,
+        words: &[u64],
+        first: usize,
+        values: usize,
+        stored: u64,
+    ) -> (u64, u64) {
+        self.read(table, words, first, values);
+        let all = (1usize << values) - 1;
+        let inside = stored as usize & all;
+        (
+            self.or(RowOrs::index(table, inside)),
+            self.or(RowOrs::index(table, all & !inside)),
+        )
+    }
+
+    /// Makes table `table` that of the row from word `first`.
+    #[inline(always)]
+    pub fn read(&mut self, table: usize, words: &[u64], first: usize, values: usize) {
+        let table = table & 1;
+        if self.first[table] != first {
+            self.fill(table, words, first, values);
+        }
+    }
+
+    /// Computes table `table` for the row from word `first` (out of line:
+    /// most reads find the table made already).
+    #[inline(never)]
+    fn fill(&mut self, table: usize, words: &[u64], first: usize, values: usize) {
+        /// The sets with value `v` (`HALF` is `1 << v`) are those
+        /// without it, or `v`'s plane (a constant count, unrolled).
+        #[inline(always)]
+        fn with_value<const HALF: usize>(ors: &mut [u64; 1 << ROW_ORS_VALUES], plane: u64) {
+            for s in 0..HALF {
+                ors[HALF + s] = ors[s] | plane;
             }
         }
+        debug_assert!(values <= ROW_ORS_VALUES);
+        let start = (table & 1) << ROW_ORS_VALUES;
+        // A table is `1 << ROW_ORS_VALUES` entries: the conversion holds.
+        let Ok(ors) = <&mut [u64; 1 << ROW_ORS_VALUES]>::try_from(
+            &mut self.ors[start..start + (1 << ROW_ORS_VALUES)],
+        ) else {
+            return;
+        };
+        ors[0] = 0;
+        for (v, &plane) in words[first..first + values].iter().enumerate() {
+            match v {
+                0 => with_value::<1>(ors, plane),
+                1 => with_value::<2>(ors, plane),
+                2 => with_value::<4>(ors, plane),
+                3 => with_value::<8>(ors, plane),
+                4 => with_value::<16>(ors, plane),
+                _ => with_value::<32>(ors, plane),
+            }
+        }
+        self.first[table & 1] = first;
     }
 
     /// A plane of the row from word `first` changed: computed again when
     /// next read.
     #[inline]
     pub fn changed(&mut self, first: usize) {
-        if self.first == first {
-            self.first = usize::MAX;
+        for table in &mut self.first {
+            if *table == first {
+                *table = usize::MAX;
+            }
         }
+    }
+
+    /// Drops both tables.
+    pub fn clear(&mut self) {
+        self.first = [usize::MAX; 2];
     }
 }
 

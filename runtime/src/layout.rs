@@ -72,6 +72,12 @@ pub(crate) struct Planes {
     pub base: usize,
     pub values: usize,
     pub set: u16,
+    /// The values an instance's domain may hold (`values` low bits).
+    pub all: u64,
+    /// For an antisymmetric choice, the value `c(b, a)` takes when
+    /// `c(a, b)` takes `v`: the high object's row keeps `inverse[v]`.
+    /// Kept here so that writing planes does not look the choice up.
+    pub inverse: Option<&'static [u8]>,
 }
 
 /// The bindings of a counter's variables its increments are counted on,
@@ -307,6 +313,15 @@ impl Layout {
                         base,
                         values: values.len(),
                         set,
+                        all: if values.len() >= 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << values.len()) - 1
+                        },
+                        inverse: match choice.symmetry {
+                            Symmetry::Antisymmetric { inverse } => Some(inverse),
+                            _ => None,
+                        },
                     });
                     base += n * values.len();
                 }

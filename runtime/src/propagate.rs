@@ -10,7 +10,7 @@ use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
     Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, RowStep, ScreenPlan,
-    Step, VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
+    Step, VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS, ROW_STEPS,
 };
 use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
 
@@ -273,6 +273,37 @@ impl<'a> Propagator<'a> {
         }
     }
 
+    /// [`Propagator::locate`] of the instance `inst` under `b`, without
+    /// gathering its objects: the generic paths look an instance up once
+    /// and then read and restrict it by index.
+    #[inline]
+    fn locate_ref(&self, inst: &InstanceRef, b: &Binding) -> Option<(usize, usize, bool)> {
+        let args = inst.args;
+        let (instance, reversed) = self
+            .layout
+            .instance_by(inst.choice, args.len(), |i| b.objects[args[i] as usize])?;
+        let shape = &self.layout.shapes[inst.choice as usize];
+        Some((instance, shape.base + instance * shape.width, reversed))
+    }
+
+    /// The universe and mask of the integer instance `inst` under `b`
+    /// (empty when it does not exist), with where it was found.
+    #[inline]
+    fn integer_values_of(
+        &self,
+        inst: &InstanceRef,
+        b: &Binding,
+    ) -> (&'a [i64], u64, Option<(usize, bool)>) {
+        match self.locate_ref(inst, b) {
+            Some((instance, word, reversed)) => (
+                self.layout.universe(inst.choice, instance),
+                self.words[word],
+                Some((instance, reversed)),
+            ),
+            None => (&[], 0, None),
+        }
+    }
+
     /// Restricts an enum or integer instance to `allowed` (in the order of
     /// `objects`); queues it if it changed.
     pub fn restrict(&mut self, choice: u16, objects: &[ObjectId], allowed: u64) -> Flow {
@@ -368,27 +399,24 @@ impl<'a> Propagator<'a> {
                 let v = self.layout.int_property(*property, &b.args(args));
                 Range { min: v, max: v }
             }
-            Term::Choice(inst) => {
-                let objects = b.args(inst.args);
-                match self.model().choices[inst.choice as usize].kind {
-                    ChoiceKind::Counter(_) => self.counter(inst.choice, &objects),
-                    _ => {
-                        let (universe, mask) = self.integer_values(inst.choice, &objects);
-                        if mask == 0 || universe.is_empty() {
-                            return Range {
-                                min: i64::MAX,
-                                max: i64::MIN,
-                            };
-                        }
-                        let low = mask.trailing_zeros() as usize;
-                        let high = 63 - mask.leading_zeros() as usize;
-                        Range {
-                            min: universe[low.min(universe.len() - 1)],
-                            max: universe[high.min(universe.len() - 1)],
-                        }
+            Term::Choice(inst) => match self.model().choices[inst.choice as usize].kind {
+                ChoiceKind::Counter(_) => self.counter(inst.choice, &b.args(inst.args)),
+                _ => {
+                    let (universe, mask, _) = self.integer_values_of(inst, b);
+                    if mask == 0 || universe.is_empty() {
+                        return Range {
+                            min: i64::MAX,
+                            max: i64::MIN,
+                        };
+                    }
+                    let low = mask.trailing_zeros() as usize;
+                    let high = 63 - mask.leading_zeros() as usize;
+                    Range {
+                        min: universe[low.min(universe.len() - 1)],
+                        max: universe[high.min(universe.len() - 1)],
                     }
                 }
-            }
+            },
         }
     }
 
@@ -441,9 +469,12 @@ impl<'a> Propagator<'a> {
     /// Makes a literal hold.
     fn enforce(&mut self, literal: &Literal, b: &Binding) -> Flow {
         match literal {
-            Literal::Is { instance, values } => {
-                self.restrict(instance.choice, &b.args(instance.args), *values)
-            }
+            Literal::Is { instance, values } => match self.locate_ref(instance, b) {
+                Some((index, _, reversed)) => {
+                    self.restrict_instance(instance.choice, index, reversed, *values)
+                }
+                None => Ok(()),
+            },
             Literal::Same { lhs, rhs, equal } => {
                 let (lo, ro) = (b.args(lhs.args), b.args(rhs.args));
                 let (l, r) = (self.mask(lhs.choice, &lo), self.mask(rhs.choice, &ro));
@@ -513,9 +544,8 @@ impl<'a> Propagator<'a> {
                     )
                 };
                 if integer(li.choice) && integer(ri.choice) {
-                    let (lo, ro) = (b.args(li.args), b.args(ri.args));
-                    let (lu, lm) = self.integer_values(li.choice, &lo);
-                    let (ru, rm) = self.integer_values(ri.choice, &ro);
+                    let (lu, lm, l_at) = self.integer_values_of(li, b);
+                    let (ru, rm, r_at) = self.integer_values_of(ri, b);
                     // The values of `u` left in `m` that `other` has left
                     // in `om`: universes are sorted without repeats, so
                     // one merge finds them (or one AND, when the universes
@@ -541,8 +571,13 @@ impl<'a> Propagator<'a> {
                         out
                     };
                     let (lk, rk) = (keep(lu, lm, ru, rm), keep(ru, rm, lu, lm));
-                    self.restrict(li.choice, &lo, lk)?;
-                    self.restrict(ri.choice, &ro, rk)?;
+                    // As `restrict` of each, found above already.
+                    if let Some((instance, reversed)) = l_at {
+                        self.restrict_instance(li.choice, instance, reversed, lk)?;
+                    }
+                    if let Some((instance, reversed)) = r_at {
+                        self.restrict_instance(ri.choice, instance, reversed, rk)?;
+                    }
                 }
             }
         }
@@ -552,22 +587,26 @@ impl<'a> Propagator<'a> {
     /// Restricts a term to `[lo, hi]`.
     fn restrict_term(&mut self, term: &Term, lo: i64, hi: i64, b: &Binding) -> Flow {
         match term {
-            Term::Choice(inst) => {
-                let objects = b.args(inst.args);
-                match &self.model().choices[inst.choice as usize].kind {
-                    ChoiceKind::Counter(_) => self.restrict_counter(inst.choice, &objects, lo, hi),
-                    _ => {
-                        let (universe, _) = self.integer_values(inst.choice, &objects);
-                        let mut allowed = 0u64;
-                        for (i, v) in universe.iter().enumerate() {
-                            if (lo..=hi).contains(v) {
-                                allowed |= 1 << i;
-                            }
-                        }
-                        self.restrict(inst.choice, &objects, allowed)
-                    }
+            Term::Choice(inst) => match &self.model().choices[inst.choice as usize].kind {
+                ChoiceKind::Counter(_) => {
+                    self.restrict_counter(inst.choice, &b.args(inst.args), lo, hi)
                 }
-            }
+                _ => {
+                    // Found once, read and restricted by index (as `restrict`
+                    // would find it again).
+                    let (universe, _, found) = self.integer_values_of(inst, b);
+                    let Some((instance, reversed)) = found else {
+                        return Ok(());
+                    };
+                    let mut allowed = 0u64;
+                    for (i, v) in universe.iter().enumerate() {
+                        if (lo..=hi).contains(v) {
+                            allowed |= 1 << i;
+                        }
+                    }
+                    self.restrict_instance(inst.choice, instance, reversed, allowed)
+                }
+            },
             _ => {
                 let r = self.term_range(term, b);
                 if r.max < lo || r.min > hi {
@@ -627,13 +666,9 @@ impl<'a> Propagator<'a> {
         let shape = &self.layout.shapes[choice as usize];
         let Some(planes) = shape.planes else { return };
         let (low, high) = self.layout.triangle_positions(instance);
-        let inverse = match self.model().choices[choice as usize].symmetry {
-            Symmetry::Antisymmetric { inverse } => Some(inverse),
-            _ => None,
-        };
         for v in 0..planes.values {
             let on = mask & (1 << v) != 0;
-            let back = inverse.map_or(v, |inverse| {
+            let back = planes.inverse.map_or(v, |inverse| {
                 inverse.get(v).copied().unwrap_or(v as u8) as usize
             });
             let forward_word = planes.base + low * planes.values + v;
@@ -655,20 +690,11 @@ impl<'a> Propagator<'a> {
         let shape = &self.layout.shapes[choice as usize];
         let Some(planes) = shape.planes else { return };
         let (low, high) = self.layout.triangle_positions(instance);
-        let inverse = match self.model().choices[choice as usize].symmetry {
-            Symmetry::Antisymmetric { inverse } => Some(inverse),
-            _ => None,
-        };
-        let all = if planes.values >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << planes.values) - 1
-        };
-        let mut rest = removed & all;
+        let mut rest = removed & planes.all;
         while rest != 0 {
             let v = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let back = inverse.map_or(v, |inverse| {
+            let back = planes.inverse.map_or(v, |inverse| {
                 inverse.get(v).copied().unwrap_or(v as u8) as usize
             });
             self.words[planes.base + low * planes.values + v] &= !(1 << high);
@@ -829,6 +855,7 @@ impl<'a> Propagator<'a> {
         }
         let (mut sat, mut all_false) = (0u64, valid);
         let (mut one, mut two) = (0u64, 0u64);
+        let mut falses = [0u64; MAX_ROW_LITERALS];
         for (index, literal) in slots.literals.iter().enumerate() {
             let (t, f) = match literal {
                 SlotLiteral::Constant if visit.known_false == Some(index) => (0, valid),
@@ -849,13 +876,55 @@ impl<'a> Propagator<'a> {
             all_false &= f;
             two |= one & !f;
             one |= !f;
+            if let Some(slot) = falses.get_mut(index) {
+                *slot = f;
+            }
         }
         let open = valid & !sat;
         let units = open & one & !two;
         if open & all_false == 0 && units == 0 {
             return Ok(());
         }
+        if open & all_false == 0 && self.idle_units(slots, at, units, &falses) {
+            return Ok(());
+        }
         self.slot_units(visit, plan, slots, at, open & all_false, units)
+    }
+
+    /// Whether enforcing every unit position of a slot plan's filter
+    /// (`units`, none failing) would change nothing: at each, the one
+    /// literal that can still hold (the one `falses`, the positions where
+    /// each literal is false, leaves out) is an `==` whose two instances
+    /// have equal domains already. `slot_units` would then read the same
+    /// statuses (nothing is written in between), enforce nothing and write
+    /// nothing, so it need not run. On the ordering space most units of
+    /// `order($a, $c) == order($b, $c)` are of this kind.
+    fn idle_units(&self, slots: &SlotPlan, at: &SlotsAt, mut units: u64, falses: &[u64]) -> bool {
+        while units != 0 {
+            let p = units.trailing_zeros() as usize;
+            units &= units - 1;
+            let Some(index) = falses[..slots.literals.len().min(falses.len())]
+                .iter()
+                .position(|f| f & (1 << p) == 0)
+            else {
+                return false;
+            };
+            let Some(Some(SlotEnforce::Same {
+                lhs,
+                rhs,
+                equal: true,
+            })) = slots.enforce.get(index)
+            else {
+                return false;
+            };
+            // As `enforce_slot` reads them.
+            let (li, lr) = at.instance(lhs, p);
+            let (ri, rr) = at.instance(rhs, p);
+            if self.instance_mask(lhs.choice, li, lr) != self.instance_mask(rhs.choice, ri, rr) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The end of [`Propagator::slot_filter`] where some position fails
@@ -1045,6 +1114,7 @@ impl<'a> Propagator<'a> {
 
     /// The mask of an enum instance found already, in the other
     /// orientation if `reversed`.
+    #[inline(always)]
     fn instance_mask(&self, choice: u16, instance: usize, reversed: bool) -> u64 {
         let shape = &self.layout.shapes[choice as usize];
         let mask = self.words[shape.base + instance * shape.width];
@@ -2284,8 +2354,9 @@ impl<'a> Propagator<'a> {
                         let all = (1usize << values) - 1;
                         let (mut sat, mut all_false) = (0u64, valid);
                         let (mut one, mut two) = (0u64, 0u64);
+                        let mut falses = [0u64; ROW_STEPS];
                         let ors = &self.row_ors;
-                        for literal in &literals[..len as usize] {
+                        for (i, literal) in literals[..len as usize].iter().enumerate() {
                             let (t, f) = match *literal {
                                 RowStep::False => (0, valid),
                                 RowStep::Is { inside, outside } => (
@@ -2325,6 +2396,9 @@ impl<'a> Propagator<'a> {
                             all_false &= f;
                             two |= one & !f;
                             one |= !f;
+                            if let Some(slot) = falses.get_mut(i) {
+                                *slot = f;
+                            }
                         }
                         let open = valid & !sat;
                         let units = open & one & !two;
@@ -2336,6 +2410,11 @@ impl<'a> Propagator<'a> {
                             (&visit.slots, &visit.plan, &views)
                         {
                             let at = &views[orientation as usize];
+                            // Units that would enforce nothing leave the
+                            // tables as they are.
+                            if open & all_false == 0 && self.idle_units(slots, at, units, &falses) {
+                                continue;
+                            }
                             self.slot_units(visit, plan, slots, at, open & all_false, units)?;
                         }
                         fresh = false;

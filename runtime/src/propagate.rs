@@ -338,36 +338,54 @@ impl<'a> Propagator<'a> {
         self.writes += 1;
         self.clear_planes(choice, instance, old & !new);
         if new == 0 {
-            let emptied = InstanceId {
-                choice,
-                objects: self.layout.instance_objects(choice, instance),
-            };
-            return Err(DeadEnd {
-                constraint: None,
-                bindings: Vec::new(),
-                message: format!("no value left for {}", emptied.display(self.model())),
-                emptied: Some(emptied),
-            });
+            return Err(self.emptied(choice, instance));
         }
-        // Each value removed keeps the constraint instance that removed it.
-        if let Some(reasons) = self.reasons.as_deref_mut() {
-            let key = self.layout.shapes[choice as usize].first_instance + instance;
-            let mut removed = old & !new;
-            while removed != 0 {
-                let bit = removed.trailing_zeros() as usize;
-                removed &= removed - 1;
-                if let Some(slot) = reasons.get_mut(key * VALUE_SLOTS + bit) {
-                    *slot = self.cause;
-                }
-            }
+        if self.reasons.is_some() {
+            self.keep_reasons(choice, instance, old & !new);
         }
         self.enqueue(choice, instance, old);
         Ok(())
     }
 
+    /// The dead end of an instance left without values (out of line, as
+    /// is [`Propagator::keep_reasons`]: `restrict_instance` is the hot
+    /// path of every enforcement and stays small without them).
+    #[cold]
+    #[inline(never)]
+    fn emptied(&self, choice: u16, instance: usize) -> DeadEnd {
+        let emptied = InstanceId {
+            choice,
+            objects: self.layout.instance_objects(choice, instance),
+        };
+        DeadEnd {
+            constraint: None,
+            bindings: Vec::new(),
+            message: format!("no value left for {}", emptied.display(self.model())),
+            emptied: Some(emptied),
+        }
+    }
+
+    /// Each value removed keeps the constraint instance that removed it
+    /// (only while explaining).
+    #[inline(never)]
+    fn keep_reasons(&mut self, choice: u16, instance: usize, mut removed: u64) {
+        let key = self.layout.shapes[choice as usize].first_instance + instance;
+        let cause = self.cause;
+        if let Some(reasons) = self.reasons.as_deref_mut() {
+            while removed != 0 {
+                let bit = removed.trailing_zeros() as usize;
+                removed &= removed - 1;
+                if let Some(slot) = reasons.get_mut(key * VALUE_SLOTS + bit) {
+                    *slot = cause;
+                }
+            }
+        }
+    }
+
     /// Queues a changed instance; `old` is its word before the change (for
     /// an instance already queued, the word from its first change since it
     /// was last taken from the queue is kept).
+    #[inline]
     fn enqueue(&mut self, choice: u16, instance: usize, old: u64) {
         let key = self.queue_key(choice, instance);
         if !self.queued.put(key) {

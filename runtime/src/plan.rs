@@ -52,10 +52,7 @@ impl Visit {
     /// `instance` read in `orientation`.
     #[inline]
     pub fn skips(&self, instance: usize, orientation: usize) -> bool {
-        let bit = 2 * instance + orientation;
-        self.skip
-            .get(bit / 64)
-            .is_some_and(|word| word >> (bit % 64) & 1 != 0)
+        skip_bit(&self.skip, instance, orientation)
     }
 }
 
@@ -260,8 +257,30 @@ fn skips(layout: &Layout, choice: usize, visit: &Visit) -> Vec<u64> {
             return Vec::new();
         }
     }
-    let symmetric =
-        model.choices[choice].symmetry != Symmetry::None && model.choices[choice].params.len() == 2;
+    skip_bits(layout, choice, |objects| {
+        static_noop(layout, def, visit, objects)
+    })
+}
+
+/// Whether bit `2 * instance + orientation` of a skip set is on.
+#[inline]
+fn skip_bit(bits: &[u64], instance: usize, orientation: usize) -> bool {
+    let bit = 2 * instance + orientation;
+    bits.get(bit / 64)
+        .is_some_and(|word| word >> (bit % 64) & 1 != 0)
+}
+
+/// The skip set of `choice`: bit `2 * instance + orientation` on where
+/// `noop` holds for the instance's objects read in that orientation
+/// (reversed, the second orientation of a symmetric pair choice).
+fn skip_bits(
+    layout: &Layout,
+    choice: usize,
+    mut noop: impl FnMut(&[crate::backbone::ObjectId]) -> bool,
+) -> Vec<u64> {
+    let def = &layout.model.choices[choice];
+    let symmetric = def.symmetry != Symmetry::None && def.params.len() == 2;
+    let count = layout.shapes[choice].count;
     let mut bits = vec![0u64; (2 * count).div_ceil(64)];
     for instance in 0..count {
         let objects = layout.instance_objects(choice as u16, instance);
@@ -272,7 +291,7 @@ fn skips(layout: &Layout, choice: usize, visit: &Visit) -> Vec<u64> {
             &[&objects]
         };
         for (orientation, objects) in orientations.iter().enumerate() {
-            if static_noop(layout, def, visit, objects) {
+            if noop(objects) {
                 let bit = 2 * instance + orientation;
                 bits[bit / 64] |= 1 << (bit % 64);
             }
@@ -1040,10 +1059,7 @@ impl CounterRead {
     /// `instance` read in `orientation`.
     #[inline]
     pub fn skips(&self, instance: usize, orientation: usize) -> bool {
-        let bit = 2 * instance + orientation;
-        self.skip
-            .get(bit / 64)
-            .is_some_and(|word| word >> (bit % 64) & 1 != 0)
+        skip_bit(&self.skip, instance, orientation)
     }
 }
 
@@ -1283,34 +1299,15 @@ fn read_skips(layout: &Layout, choice: usize, read: &CounterRead) -> Vec<u64> {
     let Some(screen) = &read.screen else {
         return Vec::new();
     };
-    let model = layout.model;
-    let count = layout.shapes[choice].count;
-    let symmetric =
-        model.choices[choice].symmetry != Symmetry::None && model.choices[choice].params.len() == 2;
-    let mut bits = vec![0u64; (2 * count).div_ceil(64)];
-    for instance in 0..count {
-        let objects = layout.instance_objects(choice as u16, instance);
-        let reversed: Vec<_> = objects.iter().rev().copied().collect();
-        let orientations: &[&[_]] = if symmetric {
-            &[&objects, &reversed]
-        } else {
-            &[&objects]
-        };
-        for (orientation, objects) in orientations.iter().enumerate() {
-            let mut b = Binding::empty();
-            let noop = !read
-                .args
-                .iter()
-                .zip(objects.iter())
-                .all(|(&v, &o)| b.bind(v, o))
-                || screen_updates_nothing(layout, read, screen, &b);
-            if noop {
-                let bit = 2 * instance + orientation;
-                bits[bit / 64] |= 1 << (bit % 64);
-            }
-        }
-    }
-    bits
+    skip_bits(layout, choice, |objects| {
+        let mut b = Binding::empty();
+        !read
+            .args
+            .iter()
+            .zip(objects.iter())
+            .all(|(&v, &o)| b.bind(v, o))
+            || screen_updates_nothing(layout, read, screen, &b)
+    })
 }
 
 /// Whether `Propagator::screened_updates` selects no counter instance for

@@ -20,6 +20,7 @@ macro_rules! say_part {
 }
 
 mod bench;
+mod digest;
 mod estimate;
 mod fingerprint;
 mod report;
@@ -74,6 +75,14 @@ enum Command {
         /// Seed of the random descents.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Instead of timing: hash where seeded random descents end on
+        /// every bundled space, one line per space and backbone, to
+        /// compare before and after a change to the engine.
+        #[arg(long)]
+        digest: bool,
+        /// With --digest: multiply the number of descents.
+        #[arg(long, default_value_t = 1, requires = "digest", value_parser = clap::value_parser!(u32).range(1..))]
+        scale: u32,
     },
     /// Summarize a search journal and plot its best value so far against
     /// evaluations (SVG), next to baseline searches.
@@ -281,9 +290,22 @@ fn main() -> ExitCode {
         } => check(&files, deny_warnings, color),
         Command::Bench {
             json,
+            digest: true,
+            scale,
+            ..
+        } => {
+            let mut progress = |name: &str| eprintln!("{name}");
+            exit_code(
+                digest::run(scale as usize, &mut progress)
+                    .and_then(|digest| show_report(&digest, json, digest::print)),
+            )
+        }
+        Command::Bench {
+            json,
             statements,
             seconds,
             seed,
+            ..
         } => {
             let options = bench::Options {
                 statements,

@@ -1,0 +1,256 @@
+//! `commute bench --digest`: hashes of where seeded random descents end
+//! on every bundled space. A change to the engine that must not change
+//! what propagation decides (a faster path, a new plan) is checked by
+//! running it before and after the change: every line must be equal.
+//!
+//! Leaves are hashed by their decision vector and the number of decisions
+//! that reached them, dead ends by the constraint, bindings, emptied
+//! instance and message they report, so a reordering that only makes a
+//! dead end name another constraint shows too.
+
+use commute_runtime::descent::{random_descent, random_descent_backtracking, Descent};
+use commute_runtime::testing::RandomBackbone;
+use commute_runtime::{Backbone, Candidate};
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::fnv::Fnv;
+use commute_spaces::loops::frontend::read_kernel;
+use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone as LoopBackbone};
+use commute_spaces::paper::ordering;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+/// The descents of one space and backbone (or family of backbones).
+#[derive(Debug, serde::Serialize)]
+pub struct Line {
+    pub name: String,
+    pub descents: usize,
+    pub decisions: usize,
+    pub dead_ends: usize,
+    /// 16 hex digits.
+    pub hash: String,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct Digest {
+    pub lines: Vec<Line>,
+    /// The hash of every line's hash.
+    pub total: String,
+}
+
+/// How the loop space of `commute bench` and `commute tune` decides first.
+const LOOP_PRIORITY: &[u16] = &[order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];
+
+/// What a run of descents added up to.
+#[derive(Default)]
+struct Tally {
+    hash: Fnv,
+    descents: usize,
+    decisions: usize,
+    dead_ends: usize,
+}
+
+impl Tally {
+    /// `descents` seeded descents from `root`; every fourth backtracks
+    /// over refuted values when `backtrack` is set, so that refutations
+    /// are hashed too.
+    fn descend<B: Backbone>(
+        &mut self,
+        root: &Candidate<B>,
+        priority: &[u16],
+        descents: usize,
+        seed: u64,
+        backtrack: bool,
+    ) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        for i in 0..descents {
+            let descent = if backtrack && i % 4 == 3 {
+                random_descent_backtracking(root, priority, &mut rng)
+            } else {
+                random_descent(root, priority, &mut rng)
+            };
+            self.descents += 1;
+            self.decisions += descent.decisions();
+            self.hash.feed(&(descent.decisions() as u64).to_le_bytes());
+            match &descent {
+                Descent::Leaf { leaf, .. } => {
+                    self.hash.feed(b"leaf");
+                    for word in leaf.decisions().words {
+                        self.hash.feed(&word.to_le_bytes());
+                    }
+                }
+                Descent::DeadEnd { dead_end, .. } => {
+                    self.dead_ends += 1;
+                    self.hash.feed(b"dead end");
+                    let account = format!(
+                        "{:?} {:?} {:?} {}",
+                        dead_end.constraint, dead_end.bindings, dead_end.emptied, dead_end.message
+                    );
+                    self.hash.feed(account.as_bytes());
+                }
+            }
+        }
+    }
+
+    /// A backbone the engine refused to lay out counts by its error.
+    fn refused(&mut self, error: &str) {
+        self.hash.feed(b"refused");
+        self.hash.feed(error.as_bytes());
+    }
+
+    fn line(self, name: String) -> Line {
+        Line {
+            name,
+            descents: self.descents,
+            decisions: self.decisions,
+            dead_ends: self.dead_ends,
+            hash: self.hash.hex(),
+        }
+    }
+}
+
+fn ordering_root(
+    statements: u32,
+) -> Result<Candidate<ordering::Backbone<ordering::Chain>>, String> {
+    Candidate::new(ordering::Backbone(ordering::Chain(statements))).map_err(|e| e.to_string())
+}
+
+/// Runs every descent of the digest; `scale` multiplies their numbers.
+/// `progress` is told each line's name before it runs.
+pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, String> {
+    let mut lines = Vec::new();
+    let mut add = |name: String, fill: &mut dyn FnMut(&mut Tally) -> Result<(), String>| {
+        progress(&name);
+        let mut tally = Tally::default();
+        fill(&mut tally)?;
+        lines.push(tally.line(name));
+        Ok::<(), String>(())
+    };
+
+    // The two spaces `commute bench` times, from several seeds.
+    let root = ordering_root(30)?;
+    for seed in 1..=4u64 {
+        add(format!("ordering, 30 statements, seed {seed}"), &mut |t| {
+            t.descend(
+                &root,
+                ordering::MODEL.default_priority,
+                2_000 * scale,
+                seed,
+                seed % 2 == 0,
+            );
+            Ok(())
+        })?;
+    }
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let gemm = loop_root(&examples.join("gemm.c"))?;
+    for seed in 1..=4u64 {
+        add(format!("loops, examples/gemm.c, seed {seed}"), &mut |t| {
+            t.descend(&gemm, LOOP_PRIORITY, 5_000 * scale, seed, seed % 2 == 0);
+            Ok(())
+        })?;
+    }
+    // Other sizes of the ordering space, from 2 statements (one instance)
+    // to 70 (past one word of bit planes).
+    for (statements, descents) in [(2u32, 500), (5, 500), (12, 500), (50, 50), (70, 10)] {
+        let root = ordering_root(statements)?;
+        add(format!("ordering, {statements} statements"), &mut |t| {
+            t.descend(
+                &root,
+                ordering::MODEL.default_priority,
+                descents * scale,
+                7 + u64::from(statements),
+                true,
+            );
+            Ok(())
+        })?;
+    }
+    // Every bundled model on small random backbones: these reach dead
+    // ends, and their spaces use every construct of the language.
+    for (name, model) in commute_spaces::models() {
+        add(format!("{name}, random backbones"), &mut |t| {
+            for size in [2u32, 3, 4, 6, 9] {
+                for seed in 0..(2 * scale as u64) {
+                    match Candidate::new(RandomBackbone::new(model, seed, size)) {
+                        Ok(root) => {
+                            let seed = seed * 31 + u64::from(size);
+                            t.descend(&root, model.default_priority, 30, seed, true);
+                            t.descend(&root, &[], 10, seed + 1, false);
+                        }
+                        Err(error) => t.refused(&error.to_string()),
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    // The loop space of every bundled example, in the order `tune` decides
+    // and in the model's own order.
+    let mut files: Vec<_> = std::fs::read_dir(&examples)
+        .map_err(|e| format!("cannot read `{}`: {e}", examples.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "c"))
+        .collect();
+    files.sort();
+    for path in files {
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().to_string());
+        let root = loop_root(&path)?;
+        add(format!("loops, examples/{name}"), &mut |t| {
+            t.descend(&root, LOOP_PRIORITY, 200 * scale, 11, true);
+            t.descend(&root, &[], 50 * scale, 13, true);
+            Ok(())
+        })?;
+    }
+
+    let mut total = Fnv::default();
+    for line in &lines {
+        total.feed(line.hash.as_bytes());
+    }
+    Ok(Digest {
+        lines,
+        total: total.hex(),
+    })
+}
+
+fn loop_root(path: &std::path::Path) -> Result<Candidate<LoopBackbone<KernelHost>>, String> {
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let name = path.display().to_string();
+    let kernel = read_kernel(&name, &source).map_err(|e| e.to_string())?;
+    Candidate::new(LoopBackbone(KernelHost::new(kernel))).map_err(|e| format!("{name}: {e}"))
+}
+
+pub fn print(digest: &Digest) {
+    for line in &digest.lines {
+        say!(
+            "{:40} {:>7} descents {:>9} decisions {:>6} dead ends  {}",
+            line.name,
+            line.descents,
+            line.decisions,
+            line.dead_ends,
+            line.hash
+        );
+    }
+    say!("{:40} {}", "all", digest.total);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(statements: u32, seed: u64) -> Line {
+        let root = ordering_root(statements).expect("the ordering space is not empty");
+        let mut tally = Tally::default();
+        tally.descend(&root, ordering::MODEL.default_priority, 20, seed, true);
+        tally.line(String::new())
+    }
+
+    #[test]
+    fn same_seed_same_hash_other_seed_other_hash() {
+        let (first, again, other) = (tally(8, 3), tally(8, 3), tally(8, 4));
+        assert_eq!(first.descents, 20);
+        assert_eq!(first.hash, again.hash);
+        assert_eq!(first.decisions, again.decisions);
+        assert_ne!(first.hash, other.hash);
+    }
+}

@@ -10,7 +10,7 @@
 
 use crate::layout::{Layout, Planes};
 use crate::model::*;
-use crate::propagate::{literal_instances, map_mask, never_counts, Binding};
+use crate::propagate::{is_single, literal_instances, map_mask, never_counts, Binding};
 use crate::slots::{slot_plan, PairRow, RowOrs, SlotLiteral, SlotPlan, ROW_ORS_VALUES};
 
 /// One instance of a literal that reads the changed choice: the literal's
@@ -454,35 +454,31 @@ pub(crate) enum Step {
     },
     /// A visit with a slot plan whose literals are its own `is` literal,
     /// `is` literals over rows of the changed choice and `==` literals
-    /// with the changed instance (the first `len` of `literals`).
+    /// with the changed instance (the first `len` of `reads`), compiled
+    /// for the run's domain of the changed instance.
     Rows {
         index: u16,
         orientation: u8,
         /// As for [`Step::Pair`].
         excluded: u8,
         len: u8,
-        literals: [RowStep; ROW_STEPS],
+        /// Whether a literal reads the changed instance's domain (an
+        /// `==`): the step holds only while it is the run's domain.
+        reads_domain: bool,
+        reads: [RowRead; ROW_STEPS],
     },
 }
 
 /// A literal of a [`Step::Rows`], read as `Propagator::slot_status` reads
-/// it, over rows of the changed choice's own planes in storage order.
+/// it, over rows of the changed choice's own planes in storage order:
+/// indices of [`RowOrs`] whose complements are the positions where it is
+/// certainly true and certainly false (an `==` with the changed instance
+/// read with the run's domain; [`RowOrs::NONE`] and [`RowOrs::EMPTY`]
+/// for nowhere and everywhere).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum RowStep {
-    /// The visit's own `is` literal: false at every position.
-    False,
-    /// An `is` literal: indices of [`RowOrs`] for the sets of values in
-    /// and out of its values.
-    Is { inside: u8, outside: u8 },
-    /// `fixed == c(u, z)` with `fixed` the changed instance: the row's
-    /// table, whether `fixed` reads the instance's objects in reverse,
-    /// whether the row is read through the inverse, and `==` or `!=`.
-    Same {
-        table: u8,
-        reversed: bool,
-        inverse: bool,
-        equal: bool,
-    },
+pub(crate) struct RowRead {
+    pub holds: u8,
+    pub fails: u8,
 }
 
 /// Literals at most of a [`Step::Rows`].
@@ -528,7 +524,14 @@ pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
                             if visit.is_values.is_some_and(|values| mask & values != 0) {
                                 continue;
                             }
-                            run.push(step(layout, choice, visit, index as u16, orientation as u8));
+                            run.push(step(
+                                layout,
+                                choice,
+                                visit,
+                                masks[0],
+                                index as u16,
+                                orientation as u8,
+                            ));
                         }
                     }
                     run
@@ -540,8 +543,16 @@ pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
 }
 
 /// The step of a run for `visit` in `orientation` (1: the changed
-/// instance's objects read in reverse).
-fn step(layout: &Layout, choice: usize, visit: &Visit, index: u16, orientation: u8) -> Step {
+/// instance's objects read in reverse), for the changed instance's domain
+/// `mask`.
+fn step(
+    layout: &Layout,
+    choice: usize,
+    visit: &Visit,
+    mask: u64,
+    index: u16,
+    orientation: u8,
+) -> Step {
     let Some(slots) = visit.slots.as_ref().filter(|_| visit.plan.is_some()) else {
         return Step::Visit { index, orientation };
     };
@@ -552,8 +563,17 @@ fn step(layout: &Layout, choice: usize, visit: &Visit, index: u16, orientation: 
         .filter(|&i| slots.excluded & (1 << i) != 0)
         .fold(0u8, |m, i| m | 1 << flip(i));
     let Some(pair) = &slots.pair else {
-        return rows_step(layout, choice, visit, slots, index, orientation, excluded)
-            .unwrap_or(Step::Visit { index, orientation });
+        return rows_step(
+            layout,
+            choice,
+            visit,
+            slots,
+            mask,
+            index,
+            orientation,
+            excluded,
+        )
+        .unwrap_or(Step::Visit { index, orientation });
     };
     let row = |row: &PairRow| {
         let table = flip(row.slot) as usize;
@@ -571,12 +591,15 @@ fn step(layout: &Layout, choice: usize, visit: &Visit, index: u16, orientation: 
 }
 
 /// The [`Step::Rows`] of a visit with slot plan `slots`, if every literal
-/// can be read so (see [`RowStep`]).
+/// can be read so (see [`RowRead`]), for the changed instance's domain
+/// `mask`.
+#[allow(clippy::too_many_arguments)]
 fn rows_step(
     layout: &Layout,
     choice: usize,
     visit: &Visit,
     slots: &SlotPlan,
+    mask: u64,
     index: u16,
     orientation: u8,
     excluded: u8,
@@ -587,20 +610,33 @@ fn rows_step(
     }
     let flip = |bit: u8| (bit ^ orientation) & 1;
     let all = (1usize << own.values) - 1;
-    let mut literals = [RowStep::False; ROW_STEPS];
+    // Where the sets of values `inside` and its complement are met.
+    let ors = |table: u8, inside: usize| {
+        (
+            RowOrs::index(table as usize, inside) as u8,
+            RowOrs::index(table as usize, all & !inside) as u8,
+        )
+    };
+    let mut reads = [RowRead {
+        holds: RowOrs::NONE,
+        fails: RowOrs::EMPTY,
+    }; ROW_STEPS];
+    let mut reads_domain = false;
     for (i, literal) in slots.literals.iter().enumerate() {
-        literals[i] = match literal {
-            SlotLiteral::Constant if visit.known_false == Some(i) => RowStep::False,
+        reads[i] = match literal {
+            SlotLiteral::Constant if visit.known_false == Some(i) => RowRead {
+                holds: RowOrs::NONE,
+                fails: RowOrs::EMPTY,
+            },
             SlotLiteral::Is {
                 slot,
                 planes,
                 stored,
             } if planes.base == own.base => {
-                let table = flip(*slot) as usize;
-                let inside = *stored as usize & all;
-                RowStep::Is {
-                    inside: RowOrs::index(table, inside) as u8,
-                    outside: RowOrs::index(table, all & !inside) as u8,
+                let (has_in, has_out) = ors(flip(*slot), *stored as usize & all);
+                RowRead {
+                    holds: has_out,
+                    fails: has_in,
                 }
             }
             SlotLiteral::Same {
@@ -610,14 +646,36 @@ fn rows_step(
                 inverse,
                 equal,
                 ..
-            } if planes.base == own.base => RowStep::Same {
-                table: flip(*slot),
-                // The fixed instance's first object is the instance's high
-                // one.
-                reversed: flip(fixed_slots[0]) == 1,
-                inverse: *inverse,
-                equal: *equal,
-            },
+            } if planes.base == own.base => {
+                // The changed instance, read in the order of the slots (its
+                // first object is the instance's high one when flipped).
+                reads_domain = true;
+                let m = if flip(fixed_slots[0]) == 1 {
+                    layout.map_inverse(choice as u16, mask)
+                } else {
+                    mask
+                };
+                let stored = if *inverse {
+                    layout.map_inverse(choice as u16, m)
+                } else {
+                    m
+                };
+                let (has_in, has_out) = ors(flip(*slot), stored as usize & all);
+                // Equal: certain when both are the same single value;
+                // impossible when they share no value.
+                let same = if is_single(m) { has_out } else { RowOrs::NONE };
+                if *equal {
+                    RowRead {
+                        holds: same,
+                        fails: has_in,
+                    }
+                } else {
+                    RowRead {
+                        holds: has_in,
+                        fails: same,
+                    }
+                }
+            }
             _ => return None,
         };
     }
@@ -626,7 +684,8 @@ fn rows_step(
         orientation,
         excluded,
         len: slots.literals.len() as u8,
-        literals,
+        reads_domain,
+        reads,
     })
 }
 

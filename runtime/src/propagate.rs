@@ -9,8 +9,8 @@ use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
-    Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, RowStep, ScreenPlan,
-    Step, VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS, ROW_STEPS,
+    Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, ScreenPlan, Step,
+    VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS, ROW_STEPS,
 };
 use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
 
@@ -149,7 +149,7 @@ pub(crate) const NO_REASON: Reason = Reason {
 /// Whether a mask has exactly one value (`count_ones() == 1` without a
 /// population count).
 #[inline]
-fn is_single(mask: u64) -> bool {
+pub(crate) fn is_single(mask: u64) -> bool {
     mask != 0 && mask & (mask - 1) == 0
 }
 
@@ -2359,8 +2359,22 @@ impl<'a> Propagator<'a> {
                         orientation,
                         excluded,
                         len,
-                        literals,
+                        reads_domain,
+                        reads,
                     } => {
+                        let visit = &visits[index as usize];
+                        // The step was compiled for the domain the run began
+                        // with: should a unit of this run have narrowed the
+                        // instance, the filter reads its new domain.
+                        if reads_domain && self.words[shape.base + instance] != masks[0] {
+                            if let (Some(slots), Some(plan), Some(views)) =
+                                (&visit.slots, &visit.plan, &views)
+                            {
+                                fresh = false;
+                                self.slot_filter(visit, plan, slots, &views[orientation as usize])?;
+                            }
+                            continue;
+                        }
                         // `slot_filter`, its literals read by storage order.
                         if !fresh {
                             self.row_ors.read(0, self.words, rows[0], values);
@@ -2368,48 +2382,13 @@ impl<'a> Propagator<'a> {
                             fresh = true;
                         }
                         let valid = valid[excluded as usize & 3];
-                        let word = self.words[shape.base + instance];
-                        let all = (1usize << values) - 1;
                         let (mut sat, mut all_false) = (0u64, valid);
                         let (mut one, mut two) = (0u64, 0u64);
                         let mut falses = [0u64; ROW_STEPS];
                         let ors = &self.row_ors;
-                        for (i, literal) in literals[..len as usize].iter().enumerate() {
-                            let (t, f) = match *literal {
-                                RowStep::False => (0, valid),
-                                RowStep::Is { inside, outside } => (
-                                    !ors.or(outside.into()) & valid,
-                                    !ors.or(inside.into()) & valid,
-                                ),
-                                RowStep::Same {
-                                    table,
-                                    reversed,
-                                    inverse,
-                                    equal,
-                                } => {
-                                    let m = if reversed {
-                                        layout.map_inverse(choice, word)
-                                    } else {
-                                        word
-                                    };
-                                    let stored = if inverse {
-                                        layout.map_inverse(choice, m)
-                                    } else {
-                                        m
-                                    };
-                                    let inside = stored as usize & all;
-                                    let table = table as usize;
-                                    let has_in = ors.or(RowOrs::index(table, inside));
-                                    let has_out = ors.or(RowOrs::index(table, all & !inside));
-                                    let same = if is_single(m) { !has_out } else { 0 };
-                                    let (t, f) = if equal {
-                                        (same, !has_in)
-                                    } else {
-                                        (!has_in, same)
-                                    };
-                                    (t & valid, f & valid)
-                                }
-                            };
+                        for (i, read) in reads[..len as usize].iter().enumerate() {
+                            let t = !ors.or(read.holds.into()) & valid;
+                            let f = !ors.or(read.fails.into()) & valid;
                             sat |= t;
                             all_false &= f;
                             two |= one & !f;
@@ -2423,7 +2402,6 @@ impl<'a> Propagator<'a> {
                         if open & all_false == 0 && units == 0 {
                             continue;
                         }
-                        let visit = &visits[index as usize];
                         if let (Some(slots), Some(plan), Some(views)) =
                             (&visit.slots, &visit.plan, &views)
                         {

@@ -268,18 +268,28 @@ pub(crate) struct RowOrs {
     /// Per table, its row's first plane word (`usize::MAX`: none).
     first: [usize; 2],
     /// The OR of table `t` for the set of values `s`, at `t << ROW_ORS_VALUES | s`
-    /// (see [`RowOrs::index`]).
-    ors: [u64; 2 << ROW_ORS_VALUES],
+    /// (see [`RowOrs::index`]); then unused entries, and [`RowOrs::NONE`]
+    /// (any index a byte holds is in bounds).
+    ors: [u64; ORS_LEN],
 }
 
-/// Mask of an index of [`RowOrs`]' entries.
-const ORS_INDEX: usize = (2 << ROW_ORS_VALUES) - 1;
+/// Entries of [`RowOrs`]: the tables and the constant ones.
+const ORS_LEN: usize = 256;
 
 impl RowOrs {
+    /// An index whose OR is every position (no position misses the
+    /// values), for a literal that holds nowhere.
+    pub const NONE: u8 = (ORS_LEN - 1) as u8;
+    /// An index whose OR is no position (the empty set of values), for a
+    /// literal that fails everywhere.
+    pub const EMPTY: u8 = 0;
+
     pub fn new() -> RowOrs {
+        let mut ors = [0; ORS_LEN];
+        ors[RowOrs::NONE as usize] = u64::MAX;
         RowOrs {
             first: [usize::MAX; 2],
-            ors: [0; 2 << ROW_ORS_VALUES],
+            ors,
         }
     }
 
@@ -292,7 +302,7 @@ impl RowOrs {
     /// The OR at `index` (see [`RowOrs::index`]).
     #[inline(always)]
     pub fn or(&self, index: usize) -> u64 {
-        self.ors[index & ORS_INDEX]
+        self.ors[index & (ORS_LEN - 1)]
     }
 
     /// Over the row of `values` planes from word `first` (at most

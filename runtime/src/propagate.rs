@@ -2321,13 +2321,15 @@ impl<'a> Propagator<'a> {
             // a filter that enforces something or another visit can have
             // changed them since they were read.
             let mut fresh = false;
-            for step in run {
+            let mut next = 0;
+            while let Some(step) = run.get(next) {
+                next += 1;
                 match *step {
                     Step::Pair {
                         index,
                         orientation,
                         excluded,
-                        rows: [a, b],
+                        rows: pair,
                     } => {
                         // `slot_filter`'s pair path, its rows read by
                         // storage order.
@@ -2336,15 +2338,14 @@ impl<'a> Propagator<'a> {
                             self.row_ors.read(1, self.words, rows[1], values);
                             fresh = true;
                         }
-                        let ors = &self.row_ors;
-                        let (a_in, a_out) = (ors.or(a.inside.into()), ors.or(a.outside.into()));
-                        let (b_in, b_out) = (ors.or(b.inside.into()), ors.or(b.outside.into()));
-                        let open = valid[excluded as usize & 3] & a_out & b_out;
-                        let failed = open & !a_in & !b_in;
-                        let units = open & (a_in ^ b_in);
-                        if failed == 0 && units == 0 {
+                        // Most pair steps neither fail nor have a unit: they
+                        // are passed over in one tight loop.
+                        let quiet = self.row_ors.quiet_pairs(&valid, &run[next - 1..]);
+                        if quiet > 0 {
+                            next += quiet - 1;
                             continue;
                         }
+                        let (failed, units, a_in) = self.row_ors.pair(&valid, excluded, pair);
                         let visit = &visits[index as usize];
                         if let (Some(slots), Some(plan), Some(views)) =
                             (&visit.slots, &visit.plan, &views)

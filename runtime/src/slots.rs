@@ -8,7 +8,7 @@
 use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes};
 use crate::model::*;
-use crate::plan::{RowLiteral, VectorPlan};
+use crate::plan::{PairStep, RowLiteral, Step, VectorPlan};
 use crate::propagate::Binding;
 
 // ---------------------------------------------------------------- plans
@@ -303,6 +303,37 @@ impl RowOrs {
     #[inline(always)]
     pub fn or(&self, index: usize) -> u64 {
         self.ors[index & (ORS_LEN - 1)]
+    }
+
+    /// A pair step (see [`Step::Pair`]) over the tables: the positions
+    /// where it fails and where it is unit, and those whose domain meets
+    /// its first literal's values. `valid` is the positions the free
+    /// variable may take per set of the changed instance's positions
+    /// taken out.
+    #[inline(always)]
+    pub fn pair(&self, valid: &[u64; 4], excluded: u8, [a, b]: [PairStep; 2]) -> (u64, u64, u64) {
+        let (a_in, a_out) = (self.or(a.inside.into()), self.or(a.outside.into()));
+        let (b_in, b_out) = (self.or(b.inside.into()), self.or(b.outside.into()));
+        // The visit's own literal is false: a position fails where both
+        // rows are false and is unit where one is.
+        let open = valid[excluded as usize & 3] & a_out & b_out;
+        (open & !a_in & !b_in, open & (a_in ^ b_in), a_in)
+    }
+
+    /// How many of the steps from the first are pair steps that neither
+    /// fail nor have a unit (see [`RowOrs::pair`]).
+    #[inline(always)]
+    pub fn quiet_pairs(&self, valid: &[u64; 4], steps: &[Step]) -> usize {
+        for (i, step) in steps.iter().enumerate() {
+            let Step::Pair { excluded, rows, .. } = *step else {
+                return i;
+            };
+            let (failed, units, _) = self.pair(valid, excluded, rows);
+            if failed | units != 0 {
+                return i;
+            }
+        }
+        steps.len()
     }
 
     /// Over the row of `values` planes from word `first` (at most

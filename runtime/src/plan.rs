@@ -454,14 +454,13 @@ pub(crate) enum Step {
     },
     /// A visit with a slot plan whose literals are its own `is` literal,
     /// `is` literals over rows of the changed choice and `==` literals
-    /// with the changed instance (the first `len` of `reads`), compiled
-    /// for the run's domain of the changed instance.
+    /// with the changed instance (`reads`, then literals false
+    /// everywhere), compiled for the run's domain of the changed instance.
     Rows {
         index: u16,
         orientation: u8,
         /// As for [`Step::Pair`].
         excluded: u8,
-        len: u8,
         /// Whether a literal reads the changed instance's domain (an
         /// `==`): the step holds only while it is the run's domain.
         reads_domain: bool,
@@ -683,7 +682,6 @@ fn rows_step(
         index,
         orientation,
         excluded,
-        len: slots.literals.len() as u8,
         reads_domain,
         reads,
     })

@@ -10,7 +10,7 @@ use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
     Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, ScreenPlan, Step,
-    VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS, ROW_STEPS,
+    VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
 };
 use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
 
@@ -886,7 +886,7 @@ impl<'a> Propagator<'a> {
                     }
                 }
                 row => {
-                    let (t, f) = self.slot_status(row, at);
+                    let (t, f) = self.slot_status(row, at, true);
                     (t & valid, f & valid)
                 }
             };
@@ -982,7 +982,7 @@ impl<'a> Propagator<'a> {
             if read_at != Some(self.writes) {
                 for (index, literal) in slots.literals.iter().enumerate() {
                     if !matches!(literal, SlotLiteral::Constant) {
-                        rows[index] = self.slot_status(literal, at);
+                        rows[index] = self.slot_status(literal, at, read_at.is_none());
                     }
                 }
                 read_at = Some(self.writes);
@@ -1144,7 +1144,8 @@ impl<'a> Propagator<'a> {
     }
 
     /// [`Propagator::row_masks`] of the row of a slot of `at`, through
-    /// [`RowOrs`] when the planes have at most [`ROW_ORS_VALUES`] values.
+    /// [`RowOrs`] when `tables` and the planes have at most
+    /// [`ROW_ORS_VALUES`] values.
     #[inline(always)]
     fn slot_row_masks(
         &mut self,
@@ -1152,9 +1153,10 @@ impl<'a> Propagator<'a> {
         slot: u8,
         at: &SlotsAt,
         stored: u64,
+        tables: bool,
     ) -> (u64, u64) {
         let first = planes.base + at.positions[slot as usize] * planes.values;
-        if planes.values > ROW_ORS_VALUES {
+        if !tables || planes.values > ROW_ORS_VALUES {
             return self.row_masks(first, planes.values, stored);
         }
         let table = (slot as usize ^ at.flip) & 1;
@@ -1176,9 +1178,11 @@ impl<'a> Propagator<'a> {
         )
     }
 
-    /// [`Propagator::row_status`] of a literal of a slot plan.
+    /// [`Propagator::row_status`] of a literal of a slot plan, its rows
+    /// read through [`RowOrs`] if `tables` (else from the planes: after a
+    /// write, reading a row once costs less than making its table again).
     #[inline(always)]
-    fn slot_status(&mut self, literal: &SlotLiteral, at: &SlotsAt) -> (u64, u64) {
+    fn slot_status(&mut self, literal: &SlotLiteral, at: &SlotsAt, tables: bool) -> (u64, u64) {
         let row =
             |planes: &Planes, slot: u8| planes.base + at.positions[slot as usize] * planes.values;
         match literal {
@@ -1187,7 +1191,7 @@ impl<'a> Propagator<'a> {
                 planes,
                 stored,
             } => {
-                let (has_in, has_out) = self.slot_row_masks(planes, *slot, at, *stored);
+                let (has_in, has_out) = self.slot_row_masks(planes, *slot, at, *stored, tables);
                 (!has_out, !has_in)
             }
             SlotLiteral::Same {
@@ -1212,7 +1216,7 @@ impl<'a> Propagator<'a> {
                 } else {
                     m
                 };
-                let (has_in, has_out) = self.slot_row_masks(planes, *slot, at, stored);
+                let (has_in, has_out) = self.slot_row_masks(planes, *slot, at, stored, tables);
                 let same = if is_single(m) { !has_out } else { 0 };
                 if *equal {
                     (same, !has_in)
@@ -2321,30 +2325,36 @@ impl<'a> Propagator<'a> {
             // a filter that enforces something or another visit can have
             // changed them since they were read.
             let mut fresh = false;
+            // Whether a unit of this run narrowed the changed instance: the
+            // rows steps that read its domain were compiled for the one the
+            // run began with, and are then filtered by `slot_filter`.
+            let mut moved = false;
             let mut next = 0;
-            while let Some(step) = run.get(next) {
+            while let Some(&step) = run.get(next) {
+                if !matches!(step, Step::Visit { .. }) {
+                    // `slot_filter`'s paths, rows read by storage order.
+                    if !fresh {
+                        self.row_ors.read(0, self.words, rows[0], values);
+                        self.row_ors.read(1, self.words, rows[1], values);
+                        fresh = true;
+                        moved = self.words[shape.base + instance] != masks[0];
+                    }
+                    // Most steps neither fail nor have a unit: they are
+                    // passed over in one tight loop.
+                    let quiet = self.row_ors.quiet_steps(&valid, &run[next..], moved);
+                    if quiet > 0 {
+                        next += quiet;
+                        continue;
+                    }
+                }
                 next += 1;
-                match *step {
+                match step {
                     Step::Pair {
                         index,
                         orientation,
                         excluded,
                         rows: pair,
                     } => {
-                        // `slot_filter`'s pair path, its rows read by
-                        // storage order.
-                        if !fresh {
-                            self.row_ors.read(0, self.words, rows[0], values);
-                            self.row_ors.read(1, self.words, rows[1], values);
-                            fresh = true;
-                        }
-                        // Most pair steps neither fail nor have a unit: they
-                        // are passed over in one tight loop.
-                        let quiet = self.row_ors.quiet_pairs(&valid, &run[next - 1..]);
-                        if quiet > 0 {
-                            next += quiet - 1;
-                            continue;
-                        }
                         let (failed, units, a_in) = self.row_ors.pair(&valid, excluded, pair);
                         let visit = &visits[index as usize];
                         if let (Some(slots), Some(plan), Some(views)) =
@@ -2359,61 +2369,29 @@ impl<'a> Propagator<'a> {
                         index,
                         orientation,
                         excluded,
-                        len,
                         reads_domain,
                         reads,
                     } => {
                         let visit = &visits[index as usize];
-                        // The step was compiled for the domain the run began
-                        // with: should a unit of this run have narrowed the
-                        // instance, the filter reads its new domain.
-                        if reads_domain && self.words[shape.base + instance] != masks[0] {
-                            if let (Some(slots), Some(plan), Some(views)) =
-                                (&visit.slots, &visit.plan, &views)
-                            {
-                                fresh = false;
-                                self.slot_filter(visit, plan, slots, &views[orientation as usize])?;
-                            }
+                        let (Some(slots), Some(plan), Some(views)) =
+                            (&visit.slots, &visit.plan, &views)
+                        else {
                             continue;
-                        }
-                        // `slot_filter`, its literals read by storage order.
-                        if !fresh {
-                            self.row_ors.read(0, self.words, rows[0], values);
-                            self.row_ors.read(1, self.words, rows[1], values);
-                            fresh = true;
+                        };
+                        let at = &views[orientation as usize];
+                        if reads_domain && moved {
+                            fresh = false;
+                            self.slot_filter(visit, plan, slots, at)?;
+                            continue;
                         }
                         let valid = valid[excluded as usize & 3];
-                        let (mut sat, mut all_false) = (0u64, valid);
-                        let (mut one, mut two) = (0u64, 0u64);
-                        let mut falses = [0u64; ROW_STEPS];
-                        let ors = &self.row_ors;
-                        for (i, read) in reads[..len as usize].iter().enumerate() {
-                            let t = !ors.or(read.holds.into()) & valid;
-                            let f = !ors.or(read.fails.into()) & valid;
-                            sat |= t;
-                            all_false &= f;
-                            two |= one & !f;
-                            one |= !f;
-                            if let Some(slot) = falses.get_mut(i) {
-                                *slot = f;
-                            }
-                        }
-                        let open = valid & !sat;
-                        let units = open & one & !two;
-                        if open & all_false == 0 && units == 0 {
+                        let (failed, units, falses) = self.row_ors.rows(valid, &reads);
+                        // Units that would enforce nothing leave the tables as
+                        // they are.
+                        if failed == 0 && self.idle_units(slots, at, units, &falses) {
                             continue;
                         }
-                        if let (Some(slots), Some(plan), Some(views)) =
-                            (&visit.slots, &visit.plan, &views)
-                        {
-                            let at = &views[orientation as usize];
-                            // Units that would enforce nothing leave the
-                            // tables as they are.
-                            if open & all_false == 0 && self.idle_units(slots, at, units, &falses) {
-                                continue;
-                            }
-                            self.slot_units(visit, plan, slots, at, open & all_false, units)?;
-                        }
+                        self.slot_units(visit, plan, slots, at, failed, units)?;
                         fresh = false;
                     }
                     Step::Visit { index, orientation } => {

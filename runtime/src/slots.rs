@@ -8,7 +8,7 @@
 use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes};
 use crate::model::*;
-use crate::plan::{PairStep, RowLiteral, Step, VectorPlan};
+use crate::plan::{PairStep, RowLiteral, RowRead, Step, VectorPlan, ROW_STEPS};
 use crate::propagate::Binding;
 
 // ---------------------------------------------------------------- plans
@@ -320,15 +320,54 @@ impl RowOrs {
         (open & !a_in & !b_in, open & (a_in ^ b_in), a_in)
     }
 
-    /// How many of the steps from the first are pair steps that neither
-    /// fail nor have a unit (see [`RowOrs::pair`]).
+    /// A rows step (see [`Step::Rows`]) over the tables: the positions
+    /// where it fails and where it is unit, and per literal those where it
+    /// is false (literals past the visit's are false everywhere, which
+    /// changes nothing). `valid` is the positions the free variable may
+    /// take.
     #[inline(always)]
-    pub fn quiet_pairs(&self, valid: &[u64; 4], steps: &[Step]) -> usize {
+    pub fn rows(&self, valid: u64, reads: &[RowRead; ROW_STEPS]) -> (u64, u64, [u64; ROW_STEPS]) {
+        let (mut sat, mut all_false) = (0u64, valid);
+        // Positions where at least one literal, and at least two, are not
+        // false.
+        let (mut one, mut two) = (0u64, 0u64);
+        let mut falses = [0u64; ROW_STEPS];
+        for (read, false_at) in reads.iter().zip(&mut falses) {
+            let t = !self.or(read.holds.into()) & valid;
+            let f = !self.or(read.fails.into()) & valid;
+            sat |= t;
+            all_false &= f;
+            two |= one & !f;
+            one |= !f;
+            *false_at = f;
+        }
+        let open = valid & !sat;
+        (open & all_false, open & one & !two, falses)
+    }
+
+    /// How many of the pair and rows steps from the first neither fail
+    /// nor have a unit (see [`RowOrs::pair`], [`RowOrs::rows`]); a rows
+    /// step that reads the changed instance's domain is not passed over
+    /// once that domain `moved`.
+    #[inline(always)]
+    pub fn quiet_steps(&self, valid: &[u64; 4], steps: &[Step], moved: bool) -> usize {
         for (i, step) in steps.iter().enumerate() {
-            let Step::Pair { excluded, rows, .. } = *step else {
-                return i;
+            let (failed, units) = match *step {
+                Step::Pair { excluded, rows, .. } => {
+                    let (failed, units, _) = self.pair(valid, excluded, rows);
+                    (failed, units)
+                }
+                Step::Rows {
+                    excluded,
+                    reads_domain,
+                    reads,
+                    ..
+                } if !(reads_domain && moved) => {
+                    let (failed, units, _) = self.rows(valid[excluded as usize & 3], &reads);
+                    (failed, units)
+                }
+                _ => return i,
             };
-            let (failed, units, _) = self.pair(valid, excluded, rows);
             if failed | units != 0 {
                 return i;
             }

@@ -322,10 +322,13 @@ impl<'a> Propagator<'a> {
         reversed: bool,
         allowed: u64,
     ) -> Flow {
-        let shape = &self.layout.shapes[choice as usize];
+        // The shape is looked up once, for the word, the planes and the
+        // queue key (this is the end of every enforcement).
+        let layout = self.layout;
+        let shape = &layout.shapes[choice as usize];
         let word = shape.base + instance * shape.width;
         let allowed = if reversed {
-            self.layout.map_inverse(choice, allowed)
+            layout.map_inverse(choice, allowed)
         } else {
             allowed
         };
@@ -336,14 +339,18 @@ impl<'a> Propagator<'a> {
         }
         self.words[word] = new;
         self.writes += 1;
-        self.clear_planes(choice, instance, old & !new);
+        if let Some(planes) = &shape.planes {
+            self.clear_planes(planes, instance, old & !new);
+        }
         if new == 0 {
             return Err(self.emptied(choice, instance));
         }
         if self.reasons.is_some() {
             self.keep_reasons(choice, instance, old & !new);
         }
-        self.enqueue(choice, instance, old);
+        if !self.queued.put(shape.first_instance + instance) {
+            self.queue.push((choice, instance, old));
+        }
         Ok(())
     }
 
@@ -702,11 +709,9 @@ impl<'a> Propagator<'a> {
     }
 
     /// Takes the values `removed` from a triangle instance out of its
-    /// choice's planes.
+    /// choice's `planes`.
     #[inline]
-    fn clear_planes(&mut self, choice: u16, instance: usize, removed: u64) {
-        let shape = &self.layout.shapes[choice as usize];
-        let Some(planes) = shape.planes else { return };
+    fn clear_planes(&mut self, planes: &Planes, instance: usize, removed: u64) {
         let (low, high) = self.layout.triangle_positions(instance);
         let mut rest = removed & planes.all;
         while rest != 0 {
@@ -1021,9 +1026,14 @@ impl<'a> Propagator<'a> {
             }
             match slots.enforce.get(unknown_index) {
                 Some(Some(enforce)) if unknown.is_some() => {
-                    self.enforce_clause_by(constraint, unknown, with_z, |s, _| {
-                        s.enforce_slot(enforce, at, p)
-                    })?;
+                    if self.reasons.is_some() {
+                        self.enforce_clause_by(constraint, unknown, with_z, |s, _| {
+                            s.enforce_slot(enforce, at, p)
+                        })?;
+                    } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
+                        // As `enforce_clause_by` without explanations to keep.
+                        return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
+                    }
                     // An `is` literal enforced at `p` writes the rows read
                     // here at `p` only, which is done with.
                     if matches!(enforce, SlotEnforce::Is { .. }) && read_at.is_some() {
@@ -1074,6 +1084,7 @@ impl<'a> Propagator<'a> {
         let constraint = visit.constraint;
         let def = &self.model().constraints[constraint as usize];
         let objects = self.layout.plain_objects(plan.set);
+        let explained = self.reasons.is_some();
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
@@ -1088,9 +1099,17 @@ impl<'a> Propagator<'a> {
                 with_z.bind(plan.z, objects[p]);
                 with_z
             };
-            self.enforce_clause_by(constraint, Some(&def.literals[literal]), with_z, |s, _| {
-                s.enforce_slot(enforce, at, p)
-            })?;
+            if explained {
+                self.enforce_clause_by(
+                    constraint,
+                    Some(&def.literals[literal]),
+                    with_z,
+                    |s, _| s.enforce_slot(enforce, at, p),
+                )?;
+            } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
+                // As `enforce_clause_by` without explanations to keep.
+                return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
+            }
         }
         Ok(())
     }
@@ -1481,21 +1500,8 @@ impl<'a> Propagator<'a> {
             self.cause = outer;
         }
         match unknown {
-            Some(_) => enforced.map_err(|mut dead_end| {
-                // Name the constraint whose enforcement emptied a domain.
-                if dead_end.constraint.is_none() {
-                    let context = self.dead(
-                        Some(constraint),
-                        &binding(),
-                        def.vars,
-                        format!("constraint {} fails: {}", def.origin, def.description),
-                    );
-                    dead_end.message = format!("{}: {}", context.message, dead_end.message);
-                    dead_end.constraint = context.constraint;
-                    dead_end.bindings = context.bindings;
-                }
-                dead_end
-            }),
+            Some(_) => enforced
+                .map_err(|dead_end| self.enforcement_failed(constraint, &binding(), dead_end)),
             None => Err(self.dead(
                 Some(constraint),
                 &binding(),
@@ -1503,6 +1509,26 @@ impl<'a> Propagator<'a> {
                 format!("constraint {} fails: {}", def.origin, def.description),
             )),
         }
+    }
+
+    /// Names the constraint whose enforcement under `b` emptied a domain
+    /// (out of line: a dead end ends the propagation).
+    #[cold]
+    #[inline(never)]
+    fn enforcement_failed(&self, constraint: u16, b: &Binding, mut dead_end: DeadEnd) -> DeadEnd {
+        if dead_end.constraint.is_none() {
+            let def = &self.model().constraints[constraint as usize];
+            let context = self.dead(
+                Some(constraint),
+                b,
+                def.vars,
+                format!("constraint {} fails: {}", def.origin, def.description),
+            );
+            dead_end.message = format!("{}: {}", context.message, dead_end.message);
+            dead_end.constraint = context.constraint;
+            dead_end.bindings = context.bindings;
+        }
+        dead_end
     }
 
     pub fn dead(

@@ -12,7 +12,10 @@ use crate::plan::{
     Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, ScreenPlan, Step,
     VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
 };
-use crate::slots::{PairRow, RowOrs, SlotEnforce, SlotLiteral, SlotPlan, SlotsAt, ROW_ORS_VALUES};
+use crate::slots::{
+    PairRow, RowOrs, SlotArg, SlotEnforce, SlotInstance, SlotLiteral, SlotPlan, SlotsAt,
+    ROW_ORS_VALUES,
+};
 
 /// Objects bound to the variables of one scope.
 #[derive(Clone, Copy)]
@@ -922,7 +925,92 @@ impl<'a> Propagator<'a> {
     /// statuses (nothing is written in between), enforce nothing and write
     /// nothing, so it need not run. On the ordering space most units of
     /// `order($a, $c) == order($b, $c)` are of this kind.
-    fn idle_units(&self, slots: &SlotPlan, at: &SlotsAt, mut units: u64, falses: &[u64]) -> bool {
+    fn idle_units(&self, slots: &SlotPlan, at: &SlotsAt, units: u64, falses: &[u64]) -> bool {
+        let [p0, p1] = at.positions;
+        if units & (1 << p0 | 1 << p1) != 0 {
+            // No instance over an object and itself: read one by one, as
+            // `enforce_slot` would.
+            return self.idle_units_at(slots, at, units, falses);
+        }
+        // All at once: the units whose one literal left is literal `index`
+        // are idle where its two instances have the same domain, which
+        // the planes tell for every position.
+        let mut rest = units;
+        for (index, f) in falses[..slots.literals.len().min(falses.len())]
+            .iter()
+            .enumerate()
+        {
+            let here = rest & !f;
+            rest &= f;
+            if here == 0 {
+                continue;
+            }
+            let Some(Some(SlotEnforce::Same {
+                lhs,
+                rhs,
+                equal: true,
+            })) = slots.enforce.get(index)
+            else {
+                return false;
+            };
+            let Some(same) = self.same_domains(lhs, rhs, at) else {
+                return self.idle_units_at(slots, at, units, falses);
+            };
+            if here & !same != 0 {
+                return false;
+            }
+        }
+        rest == 0
+    }
+
+    /// The positions of the free variable where two slot instances of one
+    /// choice with planes have the same domain (`None`: other choices).
+    fn same_domains(&self, lhs: &SlotInstance, rhs: &SlotInstance, at: &SlotsAt) -> Option<u64> {
+        if lhs.choice != rhs.choice {
+            return None;
+        }
+        let planes = self.layout.shapes[lhs.choice as usize].planes?;
+        // Per value, where the instance has it: a row of planes (the
+        // value mapped through the inverse when the free variable comes
+        // first), or everywhere or nowhere for an instance without it.
+        let row = |slot: u8| planes.base + at.positions[slot as usize & 1] * planes.values;
+        let has = |instance: &SlotInstance| match instance.args {
+            [SlotArg::Slot(i), SlotArg::Z] => (row(i), None, 0),
+            [SlotArg::Z, SlotArg::Slot(i)] => (row(i), planes.inverse, 0),
+            _ => {
+                let (index, reversed) = at.instance(instance, 0);
+                (
+                    usize::MAX,
+                    None,
+                    self.instance_mask(instance.choice, index, reversed),
+                )
+            }
+        };
+        let read = |(first, inverse, mask): (usize, Option<&[u8]>, u64), v: usize| {
+            if first == usize::MAX {
+                return if mask & (1 << v) != 0 { u64::MAX } else { 0 };
+            }
+            let v = inverse.map_or(v, |inverse| {
+                inverse.get(v).copied().unwrap_or(v as u8) as usize
+            });
+            self.words[first + v]
+        };
+        let (l, r) = (has(lhs), has(rhs));
+        let mut same = u64::MAX;
+        for v in 0..planes.values {
+            same &= !(read(l, v) ^ read(r, v));
+        }
+        Some(same)
+    }
+
+    /// [`Propagator::idle_units`] position by position.
+    fn idle_units_at(
+        &self,
+        slots: &SlotPlan,
+        at: &SlotsAt,
+        mut units: u64,
+        falses: &[u64],
+    ) -> bool {
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;

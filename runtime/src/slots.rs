@@ -352,23 +352,40 @@ impl RowOrs {
     #[inline(always)]
     pub fn quiet_steps(&self, valid: &[u64; 4], steps: &[Step], moved: bool) -> usize {
         for (i, step) in steps.iter().enumerate() {
-            let (failed, units) = match *step {
-                Step::Pair { excluded, rows, .. } => {
-                    let (failed, units, _) = self.pair(valid, excluded, rows);
-                    (failed, units)
+            // The positions where the step fails or is unit.
+            let noisy = match *step {
+                Step::Pair {
+                    excluded,
+                    rows: [a, b],
+                    ..
+                } => {
+                    // `pair`'s failed and unit positions together: the open
+                    // ones where not both rows can hold.
+                    let open = valid[excluded as usize & 3]
+                        & self.or(a.outside.into())
+                        & self.or(b.outside.into());
+                    open & !(self.or(a.inside.into()) & self.or(b.inside.into()))
                 }
                 Step::Rows {
                     excluded,
                     reads_domain,
-                    reads,
+                    reads: [r0, r1, r2],
                     ..
                 } if !(reads_domain && moved) => {
-                    let (failed, units, _) = self.rows(valid[excluded as usize & 3], &reads);
-                    (failed, units)
+                    // `rows`' failed and unit positions together: the open
+                    // ones (no literal holds) where fewer than two literals
+                    // can hold.
+                    let open = valid[excluded as usize & 3]
+                        & self.or(r0.holds.into())
+                        & self.or(r1.holds.into())
+                        & self.or(r2.holds.into());
+                    let can = [r0, r1, r2].map(|read| self.or(read.fails.into()));
+                    let two = (can[0] & can[1]) | (can[2] & (can[0] | can[1]));
+                    open & !two
                 }
                 _ => return i,
             };
-            if failed | units != 0 {
+            if noisy != 0 {
                 return i;
             }
         }

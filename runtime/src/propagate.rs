@@ -2391,9 +2391,9 @@ impl<'a> Propagator<'a> {
         let layout = self.layout;
         // For a triangle choice with planes: the positions of the
         // instance's objects, for slot plans.
-        let views = layout.shapes[choice as usize].planes.map(|planes| {
+        let views = shape.planes.as_ref().map(|planes| {
             let (low, high) = layout.triangle_positions(instance);
-            let word = layout.shapes[choice as usize].base + instance;
+            let word = shape.base + instance;
             let row = |position: usize| planes.base + position * planes.values;
             // Orientation `flip` reads the instance's objects in reverse.
             let view = |flip: usize| {

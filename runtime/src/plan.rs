@@ -848,6 +848,7 @@ pub(crate) struct Checks {
 
 impl Checks {
     /// Whether the objects of `b` satisfy the checks.
+    #[inline]
     pub fn passes(&self, layout: &Layout, b: &Binding) -> bool {
         self.members
             .iter()
@@ -870,6 +871,9 @@ pub(crate) struct ScreenPlan {
     /// Bound variables of the same root set as `z`.
     pub same_root: Vec<Var>,
     pub literals: Vec<ZLiteral>,
+    /// The positions of `set` in `root`, when its objects are listed in
+    /// the order of their positions (see [`ordered_members`]).
+    pub members: Option<u64>,
 }
 
 /// How a literal over the quantified or free variable `z` is read, for
@@ -890,6 +894,14 @@ pub(crate) enum ZLiteral {
     /// None of the above: screens leave it to `filter`, counters read it
     /// position by position.
     Other(&'static Literal),
+    /// For counters only: `c(z) is values`, `c` a choice of one parameter
+    /// over `z`'s root set, read position by position from the word of
+    /// each position's instance (`None`: no instance, a mask of 0, as
+    /// `Propagator::status` reads it).
+    Own {
+        values: u64,
+        words: Vec<Option<usize>>,
+    },
 }
 
 fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
@@ -930,10 +942,28 @@ fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
                 root,
                 same_root,
                 literals,
+                members: ordered_members(layout, set, root),
             }))
         }
         _ => Fallback::Generic,
     }
+}
+
+/// The positions in `root` of the objects of `set`, if the set lists
+/// them in increasing order of position: then going through the bits of a
+/// screen over `root` visits the set's objects in its own order, as
+/// enumerating the set does.
+fn ordered_members(layout: &Layout, set: u16, root: u16) -> Option<u64> {
+    let (mut members, mut next) = (0u64, 0);
+    for &object in layout.plain_objects(set) {
+        let p = layout.position(root, object)?;
+        if p < next || p >= 64 {
+            return None;
+        }
+        members |= 1 << p;
+        next = p + 1;
+    }
+    Some(members)
 }
 
 /// The checks on the variables of `bound`.
@@ -1149,6 +1179,8 @@ pub(crate) struct FreeParam {
     /// Some property literal over `z` has no row: it is checked object by
     /// object.
     pub others: bool,
+    /// As [`ScreenPlan::members`].
+    pub members: Option<u64>,
 }
 
 /// The screen of a read of a counter whose parameters are its first
@@ -1230,6 +1262,7 @@ fn read_screen(
             same_root,
             rows,
             others,
+            members: ordered_members(layout, set, root),
         }),
     })
 }
@@ -1300,6 +1333,13 @@ pub(crate) struct CounterPlan {
     /// Parameters of the same root set as `z`.
     pub same_root: Vec<Var>,
     pub literals: Vec<ZLiteral>,
+    /// When the condition is one `is` literal read from planes or
+    /// [`ZLiteral::Own`] and property literals, and `z`'s set lists its
+    /// objects in the order of their positions: the index of that literal.
+    /// Back-propagation then forces it at the positions where it is
+    /// unknown, in the order of the counter's bindings (see
+    /// `Propagator::back_propagate_rows`).
+    pub forced: Option<usize>,
 }
 
 /// The counter plans of every choice.
@@ -1331,11 +1371,35 @@ pub(crate) fn counter_plans(layout: &Layout) -> Vec<Option<CounterPlan>> {
             let of_root = |v: Var| layout.roots[def.vars[v as usize].set as usize] == root;
             let same_root = (0..params as Var).filter(|&v| of_root(v)).collect();
             let z = z as Var;
-            let literals = def
+            let literals: Vec<ZLiteral> = def
                 .condition
                 .iter()
-                .map(|literal| z_literal(layout, def.vars, literal, z, root))
+                .map(
+                    |literal| match z_literal(layout, def.vars, literal, z, root) {
+                        ZLiteral::Other(literal) => own_literal(layout, literal, z, root)
+                            .unwrap_or(ZLiteral::Other(literal)),
+                        other => other,
+                    },
+                )
                 .collect();
+            let rows: Vec<usize> = (0..literals.len())
+                .filter(|&i| {
+                    matches!(
+                        literals[i],
+                        ZLiteral::Row(RowLiteral::Is { .. }) | ZLiteral::Own { .. }
+                    )
+                })
+                .collect();
+            let forced = match rows.as_slice() {
+                &[row]
+                    if literals.iter().enumerate().all(|(i, literal)| {
+                        i == row || matches!(literal, ZLiteral::Property { .. })
+                    }) && ordered_members(layout, set, root).is_some() =>
+                {
+                    Some(row)
+                }
+                _ => None,
+            };
             Some(CounterPlan {
                 checks: checks(layout, def.vars, (1u32 << params) - 1),
                 z,
@@ -1343,9 +1407,44 @@ pub(crate) fn counter_plans(layout: &Layout) -> Vec<Option<CounterPlan>> {
                 members,
                 same_root,
                 literals,
+                forced,
             })
         })
         .collect()
+}
+
+/// `literal` as a [`ZLiteral::Own`], if it is `c(z) is values` with `c`
+/// an enum or integer choice of one parameter over a plain set of
+/// `root`, the root set of `z`.
+fn own_literal(layout: &Layout, literal: &'static Literal, z: Var, root: u16) -> Option<ZLiteral> {
+    let Literal::Is { instance, values } = literal else {
+        return None;
+    };
+    let shape = &layout.shapes[instance.choice as usize];
+    if instance.args != [z]
+        || shape.sets.len() != 1
+        || shape.triangle
+        || layout.roots[shape.sets[0] as usize] != root
+        || !layout.is_plain_root[root as usize]
+        || matches!(
+            layout.model.choices[instance.choice as usize].kind,
+            ChoiceKind::Counter(_)
+        )
+    {
+        return None;
+    }
+    let words = layout
+        .plain_objects(root)
+        .iter()
+        .map(|&object| {
+            let (index, _) = layout.instance(instance.choice, &[object])?;
+            Some(shape.base + index * shape.width)
+        })
+        .collect();
+    Some(ZLiteral::Own {
+        values: *values,
+        words,
+    })
 }
 
 /// For a counter read with a screen: per instance of `choice` and

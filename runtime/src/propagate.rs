@@ -156,6 +156,39 @@ pub(crate) fn is_single(mask: u64) -> bool {
     mask != 0 && mask & (mask - 1) == 0
 }
 
+/// The values of `u` left in `m` that `other` has left in `om`: universes
+/// are sorted without repeats, so one merge finds them (or one AND, when
+/// the universes are the same, as tile sizes often are).
+fn common_values(u: &[i64], m: u64, other: &[i64], om: u64) -> u64 {
+    if u == other {
+        return m & om;
+    }
+    let (mut i, mut j, mut out) = (0, 0, 0u64);
+    while i < u.len() && j < other.len() {
+        match u[i].cmp(&other[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                if m & (1 << i) != 0 && om & (1 << j) != 0 {
+                    out |= 1 << i;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The binding of a counter instance's parameters (its first variables).
+#[inline]
+fn param_binding(params: &[ObjectId]) -> Binding {
+    let mut b = Binding::empty();
+    b.objects[..params.len()].copy_from_slice(params);
+    b.bound = (1u32 << params.len()) - 1;
+    b
+}
+
 /// Maps a value mask through an antisymmetric choice's inverse.
 pub(crate) fn map_mask(mask: u64, inverse: &[u8]) -> u64 {
     let mut out = 0;
@@ -535,6 +568,11 @@ impl<'a> Propagator<'a> {
     }
 
     fn enforce_compare(&mut self, lhs: &Term, op: CompareOp, rhs: &Term, b: &Binding) -> Flow {
+        if let (CompareOp::Eq, Term::Choice(li), Term::Choice(ri)) = (op, lhs, rhs) {
+            if let Some(flow) = self.enforce_equal_integers(li, ri, b) {
+                return flow;
+            }
+        }
         let l = self.term_range(lhs, b);
         let r = self.term_range(rhs, b);
         let (lhs_bounds, rhs_bounds) = match op {
@@ -574,31 +612,7 @@ impl<'a> Propagator<'a> {
                 if integer(li.choice) && integer(ri.choice) {
                     let (lu, lm, l_at) = self.integer_values_of(li, b);
                     let (ru, rm, r_at) = self.integer_values_of(ri, b);
-                    // The values of `u` left in `m` that `other` has left
-                    // in `om`: universes are sorted without repeats, so
-                    // one merge finds them (or one AND, when the universes
-                    // are the same, as tile sizes often are).
-                    let keep = |u: &[i64], m: u64, other: &[i64], om: u64| -> u64 {
-                        if u == other {
-                            return m & om;
-                        }
-                        let (mut i, mut j, mut out) = (0, 0, 0u64);
-                        while i < u.len() && j < other.len() {
-                            match u[i].cmp(&other[j]) {
-                                std::cmp::Ordering::Less => i += 1,
-                                std::cmp::Ordering::Greater => j += 1,
-                                std::cmp::Ordering::Equal => {
-                                    if m & (1 << i) != 0 && om & (1 << j) != 0 {
-                                        out |= 1 << i;
-                                    }
-                                    i += 1;
-                                    j += 1;
-                                }
-                            }
-                        }
-                        out
-                    };
-                    let (lk, rk) = (keep(lu, lm, ru, rm), keep(ru, rm, lu, lm));
+                    let (lk, rk) = (common_values(lu, lm, ru, rm), common_values(ru, rm, lu, lm));
                     // As `restrict` of each, found above already.
                     if let Some((instance, reversed)) = l_at {
                         self.restrict_instance(li.choice, instance, reversed, lk)?;
@@ -610,6 +624,66 @@ impl<'a> Propagator<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `li == ri` of two integer choices (as `tile_size($a) ==
+    /// tile_size($b)`), each instance looked up once: the general path
+    /// restricts each side to the other's range, then both to their common
+    /// values; the common values are within both ranges, so the domains
+    /// end the same, and the two instances are written in the order the
+    /// general path first writes them. `None` (the general path) for other
+    /// terms, a missing or empty instance, or no common value (the general
+    /// path names the dead end).
+    fn enforce_equal_integers(
+        &mut self,
+        li: &InstanceRef,
+        ri: &InstanceRef,
+        b: &Binding,
+    ) -> Option<Flow> {
+        let integer = |c: u16| {
+            matches!(
+                self.model().choices[c as usize].kind,
+                ChoiceKind::Integer { .. }
+            )
+        };
+        if !integer(li.choice) || !integer(ri.choice) {
+            return None;
+        }
+        let (lu, lm, l_at) = self.integer_values_of(li, b);
+        let (ru, rm, r_at) = self.integer_values_of(ri, b);
+        let ((l_instance, l_reversed), (r_instance, r_reversed)) = (l_at?, r_at?);
+        if lm == 0 || rm == 0 || lu.is_empty() || ru.is_empty() {
+            return None;
+        }
+        if li.choice == ri.choice && l_instance == r_instance {
+            return None;
+        }
+        let (lk, rk) = (common_values(lu, lm, ru, rm), common_values(ru, rm, lu, lm));
+        if lk == 0 {
+            return None;
+        }
+        // As `term_range` reads them.
+        let range = |u: &[i64], m: u64| {
+            let high = 63 - m.leading_zeros() as usize;
+            (
+                u[(m.trailing_zeros() as usize).min(u.len() - 1)],
+                u[high.min(u.len() - 1)],
+            )
+        };
+        let ((l_min, l_max), (r_min, r_max)) = (range(lu, lm), range(ru, rm));
+        // The general path writes the right side first when the left one
+        // lies within the right one's range (its first write is then the
+        // common values) and the right one does not.
+        let right_first =
+            lk != lm && l_min >= r_min && l_max <= r_max && (r_min < l_min || r_max > l_max);
+        let flow = if right_first {
+            self.restrict_instance(ri.choice, r_instance, r_reversed, rk)
+                .and_then(|()| self.restrict_instance(li.choice, l_instance, l_reversed, lk))
+        } else {
+            self.restrict_instance(li.choice, l_instance, l_reversed, lk)
+                .and_then(|()| self.restrict_instance(ri.choice, r_instance, r_reversed, rk))
+        };
+        Some(flow)
     }
 
     /// Restricts a term to `[lo, hi]`.
@@ -1419,13 +1493,17 @@ impl<'a> Propagator<'a> {
         }
         let layout = self.layout;
         let mut sat = 0u64;
+        // As for generic visits: a constant literal certainly true, or two
+        // unknown, leave every completion alone.
+        let mut unknown = 0;
         for literal in &plan.literals {
             match literal {
-                ZLiteral::Constant(literal) => {
-                    if self.status(literal, b) == Status::True {
-                        return Ok(());
-                    }
-                }
+                ZLiteral::Constant(literal) => match self.status(literal, b) {
+                    Status::True => return Ok(()),
+                    Status::Unknown if unknown == 1 => return Ok(()),
+                    Status::Unknown => unknown += 1,
+                    Status::False => {}
+                },
                 ZLiteral::Row(row) => {
                     if let Some((t, _)) = self.row_status(row, b) {
                         sat |= t;
@@ -1443,8 +1521,27 @@ impl<'a> Propagator<'a> {
                         sat |= if *negated { !bits } else { bits };
                     }
                 }
-                ZLiteral::Other(_) => {}
+                ZLiteral::Other(_) | ZLiteral::Own { .. } => {}
             }
+        }
+        if let Some(members) = plan.members {
+            // The same objects in the same order, by the bits of the
+            // positions left.
+            let mut rest = members & !sat;
+            for &v in &plan.same_root {
+                if let Some(p) = layout.position(plan.root, b.objects[v as usize]) {
+                    rest &= !(1u64 << p);
+                }
+            }
+            let objects = layout.plain_objects(plan.root);
+            let mut with_z = *b;
+            with_z.bound |= 1 << plan.z;
+            while rest != 0 {
+                with_z.objects[plan.z as usize] = objects[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+                self.filter(constraint, &with_z)?;
+            }
+            return Ok(());
         }
         'objects: for &object in layout.plain_objects(plan.set) {
             for &v in &plan.same_root {
@@ -1887,14 +1984,24 @@ impl<'a> Propagator<'a> {
     /// variable, counted over bitsets: increments whose condition is
     /// certainly true, and those where it is unknown. `None` when a row
     /// cannot be read for these parameters.
+    #[inline(never)]
     fn count_rows(&self, plan: &CounterPlan, params: &[ObjectId]) -> Option<Range> {
+        let (certain, unknown) = self.plan_masks(plan, &param_binding(params))?;
+        let certain = certain.count_ones() as i64;
+        Some(Range {
+            min: certain,
+            max: certain + unknown.count_ones() as i64,
+        })
+    }
+
+    /// For a counter plan and its parameters bound in `b`: the positions
+    /// of the quantified variable whose increment certainly counts, and
+    /// those where it is unknown. `None` when a row cannot be read.
+    #[inline(always)]
+    fn plan_masks(&self, plan: &CounterPlan, b: &Binding) -> Option<(u64, u64)> {
         let layout = self.layout;
-        let mut b = Binding::empty();
-        for (i, &o) in params.iter().enumerate() {
-            b.bind(i as Var, o);
-        }
-        if !self.passes(&plan.checks, &b) {
-            return Some(Range { min: 0, max: 0 });
+        if !self.passes(&plan.checks, b) {
+            return Some((0, 0));
         }
         let mut domain = plan.members;
         for &v in &plan.same_root {
@@ -1908,13 +2015,13 @@ impl<'a> Propagator<'a> {
         let mut gathered = false;
         for literal in &plan.literals {
             match literal {
-                ZLiteral::Constant(literal) => match self.status(literal, &b) {
+                ZLiteral::Constant(literal) => match self.status(literal, b) {
                     Status::True => {}
                     Status::False => f = u64::MAX,
                     Status::Unknown => t = 0,
                 },
                 ZLiteral::Row(row) => {
-                    let (rt, rf) = self.row_status(row, &b)?;
+                    let (rt, rf) = self.row_status(row, b)?;
                     t &= rt;
                     f |= rf;
                 }
@@ -1931,7 +2038,7 @@ impl<'a> Propagator<'a> {
                     t &= holds;
                     f |= !holds;
                 }
-                ZLiteral::Other(_) => gathered = true,
+                ZLiteral::Other(_) | ZLiteral::Own { .. } => gathered = true,
             }
         }
         if gathered {
@@ -1940,25 +2047,25 @@ impl<'a> Propagator<'a> {
             while rest != 0 {
                 let p = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                let mut with_z = b;
+                let mut with_z = *b;
                 with_z.bind(plan.z, objects[p]);
                 for literal in &plan.literals {
-                    if let ZLiteral::Other(literal) = literal {
-                        match self.status(literal, &with_z) {
-                            Status::True => {}
-                            Status::False => f |= 1 << p,
-                            Status::Unknown => t &= !(1 << p),
+                    let status = match literal {
+                        ZLiteral::Other(literal) => self.status(literal, &with_z),
+                        ZLiteral::Own { values, words } => {
+                            is_status(words[p].map_or(0, |word| self.words[word]), *values)
                         }
+                        _ => continue,
+                    };
+                    match status {
+                        Status::True => {}
+                        Status::False => f |= 1 << p,
+                        Status::Unknown => t &= !(1 << p),
                     }
                 }
             }
         }
-        let certain = (domain & t & !f).count_ones() as i64;
-        let unknown = (domain & !t & !f).count_ones() as i64;
-        Some(Range {
-            min: certain,
-            max: certain + unknown,
-        })
+        Some((domain & t & !f, domain & !t & !f))
     }
 
     /// Adds one increment of a counter to `total`: returns its contribution,
@@ -2058,7 +2165,19 @@ impl<'a> Propagator<'a> {
         if !self.layout.instance_exists(choice, params) {
             return Ok(());
         }
-        let computed = self.compute_counter_at(choice, Some(instance), params, None);
+        // Counted over rows where the counter has a plan, without going
+        // through `compute_counter_at`'s general paths.
+        let layout = self.layout;
+        let counted = match &layout.counter_plans[choice as usize] {
+            Some(plan) if layout.counter_tuples(choice, instance).is_some() => {
+                self.count_rows(plan, params)
+            }
+            _ => None,
+        };
+        let computed = match counted {
+            Some(range) => range,
+            None => self.compute_counter_at(choice, Some(instance), params, None),
+        };
         let (lo, hi) = (computed.min, computed.max);
         self.narrow_counter_at(choice, (instance, word), params, (lo, hi), computed)
     }
@@ -2157,6 +2276,11 @@ impl<'a> Propagator<'a> {
         let ChoiceKind::Counter(def) = &self.model().choices[choice as usize].kind else {
             return Ok(());
         };
+        if let Some(plan) = &self.layout.counter_plans[choice as usize] {
+            if let Some(flow) = self.back_propagate_rows(def, plan, params, min, max) {
+                return flow;
+            }
+        }
         let mut parts = Vec::new();
         let total = self.compute_counter(choice, params, Some(&mut parts));
         for (b, c, status, inc) in parts {
@@ -2203,6 +2327,52 @@ impl<'a> Propagator<'a> {
             }
         }
         Ok(())
+    }
+
+    /// [`Propagator::back_propagate`] of a counter whose plan has a
+    /// `forced` literal: every increment is 0 or 1, and only that literal can
+    /// be unknown, so the increments that are forced are the unknown ones,
+    /// all off when `max` is the count of certain increments, all on when
+    /// `min` is the count of possible ones; their literal is made false or
+    /// true in the order of the counter's bindings, as the general path
+    /// does (each write is another instance, and none can empty it). The
+    /// certain increments already fit. `None` when the rows cannot be read.
+    fn back_propagate_rows(
+        &mut self,
+        def: &'static CounterDef,
+        plan: &CounterPlan,
+        params: &[ObjectId],
+        min: i64,
+        max: i64,
+    ) -> Option<Flow> {
+        let literal = &def.condition[plan.forced?];
+        let b = param_binding(params);
+        let (certain, unknown) = self.plan_masks(plan, &b)?;
+        let certain_count = certain.count_ones() as i64;
+        let on = if max <= certain_count {
+            false
+        } else if min >= certain_count + unknown.count_ones() as i64 {
+            true
+        } else {
+            return Some(Ok(()));
+        };
+        let objects = self.layout.plain_objects(plan.root);
+        let mut with_z = b;
+        with_z.bound |= 1 << plan.z;
+        let mut rest = unknown;
+        while rest != 0 {
+            with_z.objects[plan.z as usize] = objects[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+            let flow = if on {
+                self.enforce(literal, &with_z)
+            } else {
+                self.enforce_not(literal, &with_z)
+            };
+            if flow.is_err() {
+                return Some(flow);
+            }
+        }
+        Some(Ok(()))
     }
 
     /// An increment must not count: its condition (a conjunction) or one
@@ -2343,12 +2513,19 @@ impl<'a> Propagator<'a> {
             }
             Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b),
             Fallback::Generic => {
-                if visit
-                    .constant
-                    .iter()
-                    .any(|literal| self.status(literal, &b) == Status::True)
-                {
-                    return Ok(());
+                // A literal over the bound variables alone that is
+                // certainly true satisfies every completion; two that are
+                // unknown leave every completion with two literals that can
+                // hold, which `filter` leaves alone (and so nothing changes
+                // while enumerating).
+                let mut unknown = 0;
+                for literal in &visit.constant {
+                    match self.status(literal, &b) {
+                        Status::True => return Ok(()),
+                        Status::Unknown if unknown == 1 => return Ok(()),
+                        Status::Unknown => unknown += 1,
+                        Status::False => {}
+                    }
                 }
                 let def = &self.model().constraints[visit.constraint as usize];
                 self.for_each_unless(def.vars, &mut b, &visit.properties, &mut |p, b| {
@@ -2383,8 +2560,9 @@ impl<'a> Propagator<'a> {
             let mask = self.words[shape.base + instance];
             [mask, self.layout.map_inverse(choice, mask)]
         } else {
+            // Orientation 0 is the instance itself, stored as it is.
             [
-                self.mask(choice, orientations[0]),
+                self.words[shape.base + instance * shape.width],
                 orientations.get(1).map_or(0, |o| self.mask(choice, o)),
             ]
         };
@@ -2632,6 +2810,25 @@ impl<'a> Propagator<'a> {
         }
         let mut with_z = *b;
         with_z.bound |= 1 << free.z;
+        if let Some(members) = free.members {
+            // As below, by the bits of the positions left.
+            let mut rest = members & mask;
+            for &v in &free.same_root {
+                if let Some(p) = layout.position(free.root, b.objects[v as usize]) {
+                    rest &= !(1u64 << p);
+                }
+            }
+            let objects = layout.plain_objects(free.root);
+            while rest != 0 {
+                with_z.objects[free.z as usize] = objects[rest.trailing_zeros() as usize];
+                rest &= rest - 1;
+                if free.others && never_counts(layout, def, with_z.bound, &with_z) {
+                    continue;
+                }
+                self.update_counter(read.counter, &with_z.objects[..params])?;
+            }
+            return Ok(());
+        }
         'objects: for &object in layout.plain_objects(free.set) {
             for &v in &free.same_root {
                 if b.objects[v as usize] == object {

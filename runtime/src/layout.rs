@@ -655,6 +655,10 @@ impl Layout {
             };
             return Some((high * (high - 1) / 2 + low, reversed));
         }
+        if let ([set], 1) = (shape.sets.as_slice(), len) {
+            // One parameter (as `dim_kind($d)`): the object's position.
+            return Some((self.position(*set, object(0))?, false));
+        }
         let mut index = 0;
         for (i, &set) in shape.sets.iter().enumerate().take(len) {
             index = index * shape.sizes[i] + self.position(set, object(i))?;

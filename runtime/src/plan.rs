@@ -45,6 +45,9 @@ pub(crate) struct Visit {
     /// changed instance in that orientation, whatever the domains (see
     /// [`skips`]); empty when not computed.
     pub skip: Vec<u64>,
+    /// The skip set covers the fallback's static checks: a visit that is
+    /// not skipped passes them (see [`skips`]).
+    pub checked: bool,
 }
 
 impl Visit {
@@ -213,11 +216,14 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                             properties
                         },
                         skip: Vec::new(),
+                        checked: false,
                     });
                 }
             }
             for visit in &mut out {
                 visit.skip = skips(layout, choice, visit);
+                visit.checked =
+                    visit.plan.is_none() && !matches!(visit.fallback, Fallback::Generic);
             }
             out
         })

@@ -1487,8 +1487,15 @@ impl<'a> Propagator<'a> {
     /// Filters the completions of `b` by the free variable of `plan`, in
     /// the order `for_each` visits them, less those where a literal is
     /// certainly true (`filter` would do nothing there).
-    fn screen_filter(&mut self, constraint: u16, plan: &ScreenPlan, b: &Binding) -> Flow {
-        if !self.passes(&plan.checks, b) {
+    /// `checked`: `b` is known to pass the plan's checks.
+    fn screen_filter(
+        &mut self,
+        constraint: u16,
+        plan: &ScreenPlan,
+        b: &Binding,
+        checked: bool,
+    ) -> Flow {
+        if !checked && !self.passes(&plan.checks, b) {
             return Ok(());
         }
         let layout = self.layout;
@@ -1943,7 +1950,7 @@ impl<'a> Propagator<'a> {
         let tuples = instance.and_then(|instance| layout.counter_tuples(choice, instance));
         if let (Some(_), Some(plan), false) = (tuples, &layout.counter_plans[choice as usize], want)
         {
-            if let Some(range) = self.count_rows(plan, params) {
+            if let Some(range) = self.count_rows(plan, &param_binding(params), false) {
                 return range;
             }
         }
@@ -1984,9 +1991,11 @@ impl<'a> Propagator<'a> {
     /// variable, counted over bitsets: increments whose condition is
     /// certainly true, and those where it is unknown. `None` when a row
     /// cannot be read for these parameters.
+    /// The parameters are the first objects of `b` (the quantified
+    /// variable's is not read); `checked`: they pass the plan's checks.
     #[inline(never)]
-    fn count_rows(&self, plan: &CounterPlan, params: &[ObjectId]) -> Option<Range> {
-        let (certain, unknown) = self.plan_masks(plan, &param_binding(params))?;
+    fn count_rows(&self, plan: &CounterPlan, b: &Binding, checked: bool) -> Option<Range> {
+        let (certain, unknown) = self.plan_masks(plan, b, checked)?;
         let certain = certain.count_ones() as i64;
         Some(Range {
             min: certain,
@@ -1998,9 +2007,9 @@ impl<'a> Propagator<'a> {
     /// of the quantified variable whose increment certainly counts, and
     /// those where it is unknown. `None` when a row cannot be read.
     #[inline(always)]
-    fn plan_masks(&self, plan: &CounterPlan, b: &Binding) -> Option<(u64, u64)> {
+    fn plan_masks(&self, plan: &CounterPlan, b: &Binding, checked: bool) -> Option<(u64, u64)> {
         let layout = self.layout;
-        if !self.passes(&plan.checks, b) {
+        if !checked && !self.passes(&plan.checks, b) {
             return Some((0, 0));
         }
         let mut domain = plan.members;
@@ -2044,11 +2053,12 @@ impl<'a> Propagator<'a> {
         if gathered {
             let objects = layout.plain_objects(plan.root);
             let mut rest = domain & !f;
+            let mut with_z = *b;
+            with_z.bound |= 1 << plan.z;
             while rest != 0 {
                 let p = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                let mut with_z = *b;
-                with_z.bind(plan.z, objects[p]);
+                with_z.objects[plan.z as usize] = objects[p];
                 for literal in &plan.literals {
                     let status = match literal {
                         ZLiteral::Other(literal) => self.status(literal, &with_z),
@@ -2159,10 +2169,27 @@ impl<'a> Propagator<'a> {
     /// Recomputes a counter instance from its inputs, keeping any narrower
     /// bound constraints put on it, and queues it if it changed.
     fn update_counter(&mut self, choice: u16, params: &[ObjectId]) -> Flow {
+        self.update_counter_in(choice, &param_binding(params), params.len(), false)
+    }
+
+    /// [`Propagator::update_counter`] of the instance whose parameters are
+    /// the first `params` objects of `b` (its other variables are not
+    /// read: a binding of the counter's variables is not copied);
+    /// `checked`: they are known to belong to their sets and to be
+    /// distinct where they must (as for the instances a counter read's
+    /// screen selects).
+    fn update_counter_in(
+        &mut self,
+        choice: u16,
+        b: &Binding,
+        params: usize,
+        checked: bool,
+    ) -> Flow {
+        let params = &b.objects[..params];
         let Some((instance, word, _)) = self.locate(choice, params) else {
             return Ok(());
         };
-        if !self.layout.instance_exists(choice, params) {
+        if !checked && !self.layout.instance_exists(choice, params) {
             return Ok(());
         }
         // Counted over rows where the counter has a plan, without going
@@ -2170,7 +2197,7 @@ impl<'a> Propagator<'a> {
         let layout = self.layout;
         let counted = match &layout.counter_plans[choice as usize] {
             Some(plan) if layout.counter_tuples(choice, instance).is_some() => {
-                self.count_rows(plan, params)
+                self.count_rows(plan, b, checked)
             }
             _ => None,
         };
@@ -2347,7 +2374,7 @@ impl<'a> Propagator<'a> {
     ) -> Option<Flow> {
         let literal = &def.condition[plan.forced?];
         let b = param_binding(params);
-        let (certain, unknown) = self.plan_masks(plan, &b)?;
+        let (certain, unknown) = self.plan_masks(plan, &b, false)?;
         let certain_count = certain.count_ones() as i64;
         let on = if max <= certain_count {
             false
@@ -2506,12 +2533,14 @@ impl<'a> Propagator<'a> {
         }
         match &visit.fallback {
             Fallback::Bound(checks) => {
-                if self.passes(checks, &b) {
+                // A visit that was not skipped may pass its checks already
+                // (`on_change` reads the skip sets before visiting).
+                if visit.checked || self.passes(checks, &b) {
                     self.filter(visit.constraint, &b)?;
                 }
                 Ok(())
             }
-            Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b),
+            Fallback::Screen(plan) => self.screen_filter(visit.constraint, plan, &b, visit.checked),
             Fallback::Generic => {
                 // A literal over the bound variables alone that is
                 // certainly true satisfies every completion; two that are
@@ -2780,9 +2809,10 @@ impl<'a> Propagator<'a> {
     fn screened_updates(&mut self, read: &CounterRead, screen: &ReadScreen, b: &Binding) -> Flow {
         let layout = self.layout;
         let def = read.def;
-        if !self.passes(&screen.checks, b) {
-            return Ok(());
-        }
+        // `on_change` read the skip set, which covers the checks: they
+        // pass, and so do those of the instances selected below (the free
+        // parameter's objects are of its set, those of the bound
+        // parameters of its root left out).
         let holds = |b: &Binding, literal: &Literal| match literal {
             Literal::Property {
                 property,
@@ -2799,7 +2829,7 @@ impl<'a> Propagator<'a> {
         }
         let params = read.params;
         let Some(free) = &screen.free else {
-            return self.update_counter(read.counter, &b.objects[..params]);
+            return self.update_counter_in(read.counter, b, params, true);
         };
         let mut mask = u64::MAX;
         for &(property, slot, args, negated) in &free.rows {
@@ -2825,7 +2855,7 @@ impl<'a> Propagator<'a> {
                 if free.others && never_counts(layout, def, with_z.bound, &with_z) {
                     continue;
                 }
-                self.update_counter(read.counter, &with_z.objects[..params])?;
+                self.update_counter_in(read.counter, &with_z, params, true)?;
             }
             return Ok(());
         }
@@ -2844,7 +2874,7 @@ impl<'a> Propagator<'a> {
             if free.others && never_counts(layout, def, with_z.bound, &with_z) {
                 continue;
             }
-            self.update_counter(read.counter, &with_z.objects[..params])?;
+            self.update_counter_in(read.counter, &with_z, params, true)?;
         }
         Ok(())
     }

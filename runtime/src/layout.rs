@@ -632,7 +632,7 @@ impl Layout {
 
     /// Like [`Layout::instance`], the `i`-th object given by `object(i)`
     /// for `i < len` (so that callers need not gather the objects first).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn instance_by(
         &self,
         choice: u16,

@@ -1990,10 +1990,10 @@ impl<'a> Propagator<'a> {
     /// The range of a counter `sum 1 when ...` over one quantified
     /// variable, counted over bitsets: increments whose condition is
     /// certainly true, and those where it is unknown. `None` when a row
-    /// cannot be read for these parameters.
-    /// The parameters are the first objects of `b` (the quantified
-    /// variable's is not read); `checked`: they pass the plan's checks.
-    #[inline(never)]
+    /// cannot be read for these parameters, the first objects of `b` (the
+    /// quantified variable's is not read); `checked`: they pass the
+    /// plan's checks.
+    #[inline]
     fn count_rows(&self, plan: &CounterPlan, b: &Binding, checked: bool) -> Option<Range> {
         let (certain, unknown) = self.plan_masks(plan, b, checked)?;
         let certain = certain.count_ones() as i64;
@@ -2195,11 +2195,10 @@ impl<'a> Propagator<'a> {
         // Counted over rows where the counter has a plan, without going
         // through `compute_counter_at`'s general paths.
         let layout = self.layout;
+        // (A plan has static bindings for every instance.)
         let counted = match &layout.counter_plans[choice as usize] {
-            Some(plan) if layout.counter_tuples(choice, instance).is_some() => {
-                self.count_rows(plan, b, checked)
-            }
-            _ => None,
+            Some(plan) => self.count_rows(plan, b, checked),
+            None => None,
         };
         let computed = match counted {
             Some(range) => range,

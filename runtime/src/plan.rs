@@ -17,6 +17,8 @@ use crate::slots::{slot_plan, PairRow, RowOrs, SlotLiteral, SlotPlan, ROW_ORS_VA
 /// variables `args` are bound to the changed instance's objects.
 #[derive(Debug)]
 pub(crate) struct Visit {
+    /// The changed choice.
+    pub choice: u16,
     pub constraint: u16,
     pub args: &'static [Var],
     /// For an `is` literal: its values (a literal that did not become
@@ -48,6 +50,13 @@ pub(crate) struct Visit {
     /// The skip set covers the fallback's static checks: a visit that is
     /// not skipped passes them (see [`skips`]).
     pub checked: bool,
+    /// This visit and the next are the two sides of a symmetric literal
+    /// of a symmetric constraint (see [`mirrored_pair`]).
+    pub mirrored: bool,
+    /// This visit is the second of such a pair: after the first, it
+    /// filters the same constraint instances with their two variables
+    /// swapped.
+    pub mirrors: bool,
 }
 
 impl Visit {
@@ -168,6 +177,8 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
     (0..model.choices.len())
         .map(|choice| {
             let mut out = Vec::new();
+            // The clause literal of each visit.
+            let mut literals = Vec::new();
             for clause in model.clauses_by_choice.get(choice).copied().unwrap_or(&[]) {
                 let def = &model.constraints[clause.constraint as usize];
                 let literal = &def.literals[clause.literal as usize];
@@ -185,6 +196,7 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                     let known_false =
                         (is_values.is_some() && is_enum).then_some(clause.literal as usize);
                     out.push(Visit {
+                        choice: choice as u16,
                         constraint: clause.constraint,
                         args: instance.args,
                         is_values,
@@ -217,7 +229,10 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                         },
                         skip: Vec::new(),
                         checked: false,
+                        mirrored: false,
+                        mirrors: false,
                     });
+                    literals.push(clause.literal);
                 }
             }
             for visit in &mut out {
@@ -225,9 +240,110 @@ pub(crate) fn visits(layout: &Layout) -> Vec<Vec<Visit>> {
                 visit.checked =
                     visit.plan.is_none() && !matches!(visit.fallback, Fallback::Generic);
             }
+            for i in 1..out.len() {
+                let (first, second) = (&out[i - 1], &out[i]);
+                if first.constraint == second.constraint
+                    && literals[i - 1] == literals[i]
+                    && !out[i - 1].mirrors
+                    && mirrored_pair(layout, choice, first, second, literals[i])
+                {
+                    out[i - 1].mirrored = true;
+                    out[i].mirrors = true;
+                }
+            }
             out
         })
         .collect()
+}
+
+/// Whether `first` and `second`, the visits of the two sides of literal
+/// `literal` of their constraint for a change of `choice`, filter the
+/// same constraint instances with two variables swapped: the literal is
+/// `c(x) == c(y)` (or `!=`, as a comparison or over an enum choice), the
+/// constraint's variables are those of `x` and `y` over the same sets, and
+/// swapping them leaves every other literal as it is (an `is` literal of a
+/// symmetric choice over them whose values map to themselves, as
+/// `order($a, $b) is not MERGED`). Both visits are screens, and the
+/// changed choice is read in one orientation. Then, where the first
+/// visit does not write the changed instance, the second finds every
+/// instance as the first left it and does nothing (see
+/// `Propagator::visit`).
+fn mirrored_pair(
+    layout: &Layout,
+    choice: usize,
+    first: &Visit,
+    second: &Visit,
+    literal: u8,
+) -> bool {
+    let model = layout.model;
+    let def = &model.constraints[first.constraint as usize];
+    let choice_def = &model.choices[choice];
+    if (choice_def.symmetry != Symmetry::None && choice_def.params.len() == 2)
+        || first.plan.is_some()
+        || second.plan.is_some()
+        || !matches!(first.fallback, Fallback::Screen(_))
+        || !matches!(second.fallback, Fallback::Screen(_))
+    {
+        return false;
+    }
+    let (lhs, rhs) = match &def.literals[literal as usize] {
+        Literal::Same { lhs, rhs, .. } => (lhs, rhs),
+        Literal::Compare {
+            lhs: Term::Choice(lhs),
+            op: CompareOp::Eq | CompareOp::Ne,
+            rhs: Term::Choice(rhs),
+        } => (lhs, rhs),
+        _ => return false,
+    };
+    if lhs.choice != rhs.choice
+        || lhs.args.len() != rhs.args.len()
+        || first.args != lhs.args
+        || second.args != rhs.args
+        || def.vars.len() != 2 * lhs.args.len()
+    {
+        return false;
+    }
+    // The swap, as a map of variables.
+    let mut swap: Vec<Option<Var>> = vec![None; def.vars.len()];
+    for (&x, &y) in lhs.args.iter().zip(rhs.args) {
+        let (vx, vy) = (&def.vars[x as usize], &def.vars[y as usize]);
+        if x == y
+            || swap[x as usize].is_some()
+            || swap[y as usize].is_some()
+            || vx.set != vy.set
+            || !vx.args.is_empty()
+            || !vy.args.is_empty()
+        {
+            return false;
+        }
+        swap[x as usize] = Some(y);
+        swap[y as usize] = Some(x);
+    }
+    let swapped = |v: Var| swap.get(v as usize).copied().flatten();
+    def.literals.iter().enumerate().all(|(i, other)| {
+        if i == literal as usize {
+            return true;
+        }
+        match other {
+            Literal::Is { instance, values } => {
+                if instance.args.iter().all(|&v| swapped(v).is_none()) {
+                    return true;
+                }
+                let &[u, v] = instance.args else {
+                    return false;
+                };
+                swapped(u) == Some(v)
+                    && match model.choices[instance.choice as usize].symmetry {
+                        Symmetry::Symmetric => true,
+                        Symmetry::Antisymmetric { inverse } => {
+                            map_mask(*values, inverse) == *values
+                        }
+                        Symmetry::None => false,
+                    }
+            }
+            _ => false,
+        }
+    })
 }
 
 /// For a visit without a vector plan whose fallback is `Bound` or

@@ -117,6 +117,10 @@ pub(crate) struct Propagator<'a> {
     /// The two rows of the changed instance being visited, as
     /// [`RowOrs`] (low row first).
     row_ors: Box<RowOrs>,
+    /// After the first visit of a mirrored pair that did not write the
+    /// changed instance: its constraint, the instance's word and its value
+    /// (see [`Propagator::mirrored_visit`]).
+    mirror: Option<(u16, usize, u64)>,
 }
 
 /// A propagator's buffers, kept by a candidate between decisions so that
@@ -253,6 +257,7 @@ impl<'a> Propagator<'a> {
             cause: NO_REASON,
             writes: 0,
             row_ors,
+            mirror: None,
         }
     }
 
@@ -2513,6 +2518,52 @@ impl<'a> Propagator<'a> {
     /// to the changed instance's `objects` (in one orientation; `view` is
     /// that orientation for slot plans).
     fn visit(&mut self, visit: &Visit, objects: &[ObjectId], view: Option<&SlotsAt>) -> Flow {
+        if visit.mirrored || visit.mirrors {
+            return self.mirrored_visit(visit, objects, view);
+        }
+        self.visit_body(visit, objects, view)
+    }
+
+    /// A visit of a mirrored pair (`order($a, $b) is not MERGED ||
+    /// tile_size($a) == tile_size($b)` read through `$a`, then through
+    /// `$b`): the second filters the same constraint instances as the
+    /// first, variables swapped, and each write of the first touches only
+    /// the instances of the one constraint instance it filters, unless it
+    /// writes the changed instance. So when the first leaves the changed
+    /// instance as it was, every instance the second filters is as the
+    /// first left it, where filtering again does nothing (an enforced
+    /// literal holds, or two equal domains stay equal), and the second is
+    /// not run.
+    #[inline(never)]
+    fn mirrored_visit(
+        &mut self,
+        visit: &Visit,
+        objects: &[ObjectId],
+        view: Option<&SlotsAt>,
+    ) -> Flow {
+        let Some((instance, _)) = self.layout.instance(visit.choice, objects) else {
+            return self.visit_body(visit, objects, view);
+        };
+        let shape = &self.layout.shapes[visit.choice as usize];
+        let word = shape.base + instance * shape.width;
+        let recorded = self.mirror.take();
+        if visit.mirrors {
+            if recorded == Some((visit.constraint, word, self.words[word])) {
+                return Ok(());
+            }
+            return self.visit_body(visit, objects, view);
+        }
+        let before = self.words[word];
+        self.visit_body(visit, objects, view)?;
+        if self.words[word] == before {
+            self.mirror = Some((visit.constraint, word, before));
+        }
+        Ok(())
+    }
+
+    /// [`Propagator::visit`] itself.
+    #[inline]
+    fn visit_body(&mut self, visit: &Visit, objects: &[ObjectId], view: Option<&SlotsAt>) -> Flow {
         if let (Some(slots), Some(plan), Some(view)) = (&visit.slots, &visit.plan, view) {
             return self.slot_filter(visit, plan, slots, view);
         }

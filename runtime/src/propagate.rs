@@ -1998,7 +1998,7 @@ impl<'a> Propagator<'a> {
     /// cannot be read for these parameters, the first objects of `b` (the
     /// quantified variable's is not read); `checked`: they pass the
     /// plan's checks.
-    #[inline]
+    #[inline(always)]
     fn count_rows(&self, plan: &CounterPlan, b: &Binding, checked: bool) -> Option<Range> {
         let (certain, unknown) = self.plan_masks(plan, b, checked)?;
         let certain = certain.count_ones() as i64;

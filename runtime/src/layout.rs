@@ -5,7 +5,9 @@
 use std::fmt;
 
 use crate::backbone::{Backbone, ObjectId};
-use crate::model::{ChoiceKind, CounterDef, Literal, Model, PropertyType, Symmetry, Universe};
+use crate::model::{
+    ChoiceKind, CounterDef, Literal, Model, PropertyType, SetDef, Symmetry, Universe,
+};
 use crate::propagate::map_mask;
 
 use crate::plan;
@@ -132,6 +134,9 @@ pub struct Layout {
     pub(crate) counter_reads: Vec<Vec<plan::CounterRead>>,
     /// Per counter, how it is counted over bitsets, if it can be.
     pub(crate) counter_plans: Vec<Option<plan::CounterPlan>>,
+    /// Per choice, the quotient set whose membership flag it is, if any
+    /// (found once: the propagator asks on every change).
+    pub(crate) flag_of: Vec<Option<u16>>,
     /// [`Layout::triangle_positions`] of the first instances (those of a
     /// set of up to [`TRIANGLE_TABLE_OBJECTS`] objects).
     triangle_table: Vec<(u8, u8)>,
@@ -188,6 +193,13 @@ impl Layout {
             counter_reads: Vec::new(),
             property_rows: Vec::new(),
             counter_plans: Vec::new(),
+            flag_of: (0..model.choices.len())
+                .map(|choice| {
+                    let flags =
+                        |s: &SetDef| s.quotient.as_ref().is_some_and(|q| q.flag == choice as u16);
+                    model.sets.iter().position(flags).map(|set| set as u16)
+                })
+                .collect(),
             triangle_table: (0..TRIANGLE_TABLE_OBJECTS * (TRIANGLE_TABLE_OBJECTS - 1) / 2)
                 .map(|i| {
                     let (low, high) = triangle_positions(i);

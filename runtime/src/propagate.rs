@@ -1202,8 +1202,11 @@ impl<'a> Propagator<'a> {
                         return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
                     }
                     // An `is` literal enforced at `p` writes the rows read
-                    // here at `p` only, which is done with.
-                    if matches!(enforce, SlotEnforce::Is { .. }) && read_at.is_some() {
+                    // here at `p` only, which is done with; so does an `==`
+                    // whose two instances read the free variable, unless `p`
+                    // is a slot's position (one of them is then the changed
+                    // instance, which `==` literals read everywhere).
+                    if enforce.at_free(at, p) && read_at.is_some() {
                         read_at = Some(self.writes);
                     }
                 }
@@ -2933,17 +2936,12 @@ impl<'a> Propagator<'a> {
     /// quotient set see a new member.
     fn on_membership_change(&mut self, choice: u16, objects: &[ObjectId]) -> Flow {
         let model = self.model();
-        let Some(set) = model
-            .sets
-            .iter()
-            .position(|s| s.quotient.as_ref().is_some_and(|q| q.flag == choice))
-        else {
+        let Some(set) = self.layout.flag_of[choice as usize] else {
             return Ok(());
         };
         // Constraints hold for certain members only; counters count
         // possible ones, so they follow every change.
         let certain = self.mask(choice, objects) == 1;
-        let set = set as u16;
         let (args, member) = objects.split_at(objects.len() - 1);
         let bind_member = |vars: &[VarDef], v: usize, b: &mut Binding| -> bool {
             vars[v].args.iter().zip(args).all(|(&a, &o)| b.bind(a, o))

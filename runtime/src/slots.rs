@@ -81,6 +81,24 @@ pub(crate) enum SlotEnforce {
     },
 }
 
+impl SlotEnforce {
+    /// Whether enforcing at position `p` writes only instances over the
+    /// free variable's object there, so only the slots' rows at `p` and
+    /// the row of `p` (an `is` literal, or an `==` of two instances that
+    /// read the free variable, `p` not a slot's position).
+    #[inline]
+    pub fn at_free(&self, at: &SlotsAt, p: usize) -> bool {
+        match self {
+            SlotEnforce::Is { .. } => true,
+            SlotEnforce::Same { lhs, rhs, .. } => {
+                lhs.args.contains(&SlotArg::Z)
+                    && rhs.args.contains(&SlotArg::Z)
+                    && !at.positions.contains(&p)
+            }
+        }
+    }
+}
+
 /// A [`RowLiteral`] whose row objects are named by argument slot.
 #[derive(Debug)]
 pub(crate) enum SlotLiteral {

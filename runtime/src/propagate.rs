@@ -2502,17 +2502,39 @@ impl<'a> Propagator<'a> {
         let mut buffer = [0 as ObjectId; MAX_VARS];
         let mut spilled = Vec::new();
         while let Some((choice, instance, old)) = self.queue.pop() {
-            let key = self.queue_key(choice, instance);
-            self.queued.set(key, false);
             let layout = self.layout;
-            let objects = match layout.instance_objects_in(choice, instance, &mut buffer) {
-                Some(len) => &buffer[..len],
-                None => {
-                    layout.instance_objects_into(choice, instance, &mut spilled);
-                    &spilled[..]
+            let shape = &layout.shapes[choice as usize];
+            self.queued.set(shape.first_instance + instance, false);
+            // The objects of the commonest shapes read here directly (a
+            // triangle's positions are passed on, for its rows).
+            let mut positions = None;
+            let single = match (shape.triangle, &shape.sets[..]) {
+                (true, &[set, ..]) => {
+                    let (low, high) = layout.triangle_positions(instance);
+                    positions = Some((low, high));
+                    let objects = layout.plain_objects(set);
+                    objects.get(low).zip(objects.get(high)).map(|(&a, &b)| {
+                        buffer[..2].copy_from_slice(&[a, b]);
+                        2
+                    })
                 }
+                (false, &[set]) => layout.plain_objects(set).get(instance).map(|&a| {
+                    buffer[0] = a;
+                    1
+                }),
+                _ => None,
             };
-            self.on_change(choice, instance, objects, old)?;
+            let objects = match single {
+                Some(len) => &buffer[..len],
+                None => match layout.instance_objects_in(choice, instance, &mut buffer) {
+                    Some(len) => &buffer[..len],
+                    None => {
+                        layout.instance_objects_into(choice, instance, &mut spilled);
+                        &spilled[..]
+                    }
+                },
+            };
+            self.on_change(choice, instance, objects, positions, old)?;
         }
         Ok(())
     }
@@ -2619,7 +2641,16 @@ impl<'a> Propagator<'a> {
 
     /// `old` is the instance's word when it was last taken from the queue
     /// (or before propagation started).
-    fn on_change(&mut self, choice: u16, instance: usize, objects: &[ObjectId], old: u64) -> Flow {
+    /// `positions` are a triangle instance's positions, as
+    /// `Layout::triangle_positions` gives them.
+    fn on_change(
+        &mut self,
+        choice: u16,
+        instance: usize,
+        objects: &[ObjectId],
+        positions: Option<(usize, usize)>,
+        old: u64,
+    ) -> Flow {
         let model = self.model();
         let symmetric =
             model.choices[choice as usize].symmetry != Symmetry::None && objects.len() == 2;
@@ -2652,7 +2683,7 @@ impl<'a> Propagator<'a> {
         // For a triangle choice with planes: the positions of the
         // instance's objects, for slot plans.
         let views = shape.planes.as_ref().map(|planes| {
-            let (low, high) = layout.triangle_positions(instance);
+            let (low, high) = positions.unwrap_or_else(|| layout.triangle_positions(instance));
             let word = shape.base + instance;
             let row = |position: usize| planes.base + position * planes.values;
             // Orientation `flip` reads the instance's objects in reverse.

@@ -445,14 +445,6 @@ impl RowOrs {
     /// most reads find the table made already).
     #[inline(never)]
     fn fill(&mut self, table: usize, words: &[u64], first: usize, values: usize) {
-        /// The sets with value `v` (`HALF` is `1 << v`) are those
-        /// without it, or `v`'s plane (a constant count, unrolled).
-        #[inline(always)]
-        fn with_value<const HALF: usize>(ors: &mut [u64; 1 << ROW_ORS_VALUES], plane: u64) {
-            for s in 0..HALF {
-                ors[HALF + s] = ors[s] | plane;
-            }
-        }
         debug_assert!(values <= ROW_ORS_VALUES);
         let start = (table & 1) << ROW_ORS_VALUES;
         // A table is `1 << ROW_ORS_VALUES` entries: the conversion holds.
@@ -461,16 +453,19 @@ impl RowOrs {
         ) else {
             return;
         };
-        ors[0] = 0;
-        for (v, &plane) in words[first..first + values].iter().enumerate() {
-            match v {
-                0 => with_value::<1>(ors, plane),
-                1 => with_value::<2>(ors, plane),
-                2 => with_value::<4>(ors, plane),
-                3 => with_value::<8>(ors, plane),
-                4 => with_value::<16>(ors, plane),
-                _ => with_value::<32>(ors, plane),
-            }
+        let Some(planes) = words.get(first..first + values) else {
+            return;
+        };
+        // One copy per number of values, each fully unrolled: the planes
+        // are read once, without a branch per value.
+        match values {
+            0 => fill_with::<0>(ors, planes),
+            1 => fill_with::<1>(ors, planes),
+            2 => fill_with::<2>(ors, planes),
+            3 => fill_with::<3>(ors, planes),
+            4 => fill_with::<4>(ors, planes),
+            5 => fill_with::<5>(ors, planes),
+            _ => fill_with::<6>(ors, planes),
         }
         self.first[table & 1] = first;
     }
@@ -489,6 +484,25 @@ impl RowOrs {
     /// Drops both tables.
     pub fn clear(&mut self) {
         self.first = [usize::MAX; 2];
+    }
+}
+
+/// Fills a table from the first `VALUES` planes of a row: the sets with
+/// value `v` are those without it, or `v`'s plane (constant counts,
+/// unrolled).
+#[inline(always)]
+fn fill_with<const VALUES: usize>(ors: &mut [u64; 1 << ROW_ORS_VALUES], planes: &[u64]) {
+    let Ok(planes) = <&[u64; VALUES]>::try_from(planes) else {
+        return;
+    };
+    ors[0] = 0;
+    for (v, &plane) in planes.iter().enumerate() {
+        // Split so that the compiler sees the two halves apart (and
+        // vectorizes the copy).
+        let (without, with) = ors.split_at_mut(1 << v);
+        for (to, &from) in with.iter_mut().zip(without.iter()) {
+            *to = from | plane;
+        }
     }
 }
 

@@ -1142,6 +1142,12 @@ impl<'a> Propagator<'a> {
         }
         let mut rows = [(0u64, 0u64); MAX_ROW_LITERALS];
         let mut read_at = None;
+        // Without statuses read through the binding, the statuses read are
+        // combined once per read: the positions where a literal holds or
+        // two are unknown (satisfied), and per literal where it is unknown.
+        let by_rows = !slots.reads_binding;
+        let mut satisfied_at = 0u64;
+        let mut unknown_at = [0u64; MAX_ROW_LITERALS];
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
@@ -1158,6 +1164,62 @@ impl<'a> Propagator<'a> {
                     }
                 }
                 read_at = Some(self.writes);
+                if by_rows {
+                    let (mut holds, mut one, mut two) = (0u64, 0u64, 0u64);
+                    for (index, literal) in slots.literals.iter().enumerate() {
+                        let (t, f) = match literal {
+                            // The visit's own literal, false everywhere.
+                            SlotLiteral::Constant => (0, u64::MAX),
+                            _ => rows[index],
+                        };
+                        let unknown = !t & !f;
+                        holds |= t;
+                        two |= one & unknown;
+                        one |= unknown;
+                        unknown_at[index] = unknown;
+                    }
+                    satisfied_at = holds | two;
+                }
+            }
+            if by_rows {
+                // As the loop below: satisfied, or the one unknown literal
+                // (none: the clause fails here).
+                if satisfied_at & (1 << p) != 0 {
+                    continue;
+                }
+                let index = unknown_at[..slots.literals.len()]
+                    .iter()
+                    .position(|u| u & (1 << p) != 0);
+                let enforce = index.and_then(|i| slots.enforce.get(i));
+                match (index, enforce) {
+                    (Some(_), Some(Some(enforce))) if self.reasons.is_none() => {
+                        if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
+                            // As `enforce_clause_by` without explanations to keep.
+                            return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
+                        }
+                        if enforce.at_free(at, p) {
+                            read_at = Some(self.writes);
+                        }
+                        continue;
+                    }
+                    (Some(index), Some(Some(enforce))) => {
+                        self.enforce_clause_by(
+                            constraint,
+                            Some(&def.literals[index]),
+                            with_z,
+                            |s, _| s.enforce_slot(enforce, at, p),
+                        )?;
+                        if enforce.at_free(at, p) {
+                            read_at = Some(self.writes);
+                        }
+                        continue;
+                    }
+                    _ => {
+                        let unknown = index.map(|i| &def.literals[i]);
+                        self.enforce_clause(constraint, unknown, &with_z())?;
+                        continue;
+                    }
+                }
             }
             let mut unknown = None;
             let mut unknown_index = 0;

@@ -32,6 +32,9 @@ pub(crate) struct SlotPlan {
     /// the commonest shape (transitivity rules), filtered without going
     /// through the list.
     pub pair: Option<[PairRow; 2]>,
+    /// Whether a literal other than the visit's own is read through the
+    /// binding (a [`SlotLiteral::Constant`]).
+    pub reads_binding: bool,
 }
 
 /// An `is` literal over a row of the changed choice's planes: its slot,
@@ -264,11 +267,16 @@ pub(crate) fn slot_plan(
         }
         _ => None,
     };
+    let reads_binding = literals
+        .iter()
+        .enumerate()
+        .any(|(i, l)| matches!(l, SlotLiteral::Constant) && known_false != Some(i));
     Some(SlotPlan {
         excluded,
         literals,
         enforce,
         pair,
+        reads_binding,
     })
 }
 

@@ -1304,8 +1304,24 @@ impl<'a> Propagator<'a> {
             )
         });
         let Some((
-            (a, Some(Some(a_enforce @ SlotEnforce::Is { .. }))),
-            (b, Some(Some(b_enforce @ SlotEnforce::Is { .. }))),
+            (
+                a,
+                Some(Some(
+                    a_enforce @ SlotEnforce::Is {
+                        instance: a_instance,
+                        values: a_values,
+                    },
+                )),
+            ),
+            (
+                b,
+                Some(Some(
+                    b_enforce @ SlotEnforce::Is {
+                        instance: b_instance,
+                        values: b_values,
+                    },
+                )),
+            ),
         )) = enforces
         else {
             return self.slot_units(visit, plan, slots, at, failed, units);
@@ -1320,10 +1336,10 @@ impl<'a> Propagator<'a> {
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
-            let (literal, enforce) = if a_in & (1 << p) != 0 {
-                (a, a_enforce)
+            let (literal, enforce, instance, values) = if a_in & (1 << p) != 0 {
+                (a, a_enforce, a_instance, *a_values)
             } else {
-                (b, b_enforce)
+                (b, b_enforce, b_instance, *b_values)
             };
             // The binding, made only where it is read.
             let with_z = || {
@@ -1338,7 +1354,12 @@ impl<'a> Propagator<'a> {
                     with_z,
                     |s, _| s.enforce_slot(enforce, at, p),
                 )?;
-            } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
+                continue;
+            }
+            // `enforce_slot` of the `is` literal, without its dispatch.
+            let (index, reversed) = at.instance(instance, p);
+            if let Err(dead_end) = self.restrict_instance(instance.choice, index, reversed, values)
+            {
                 // As `enforce_clause_by` without explanations to keep.
                 return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
             }

@@ -1053,6 +1053,22 @@ impl<'a> Propagator<'a> {
         // value mapped through the inverse when the free variable comes
         // first), or everywhere or nowhere for an instance without it.
         let row = |slot: u8| planes.base + at.positions[slot as usize & 1] * planes.values;
+        if let ([SlotArg::Slot(i), SlotArg::Z], [SlotArg::Slot(j), SlotArg::Z]) =
+            (lhs.args, rhs.args)
+        {
+            // The commonest shape (`order($a, $c) == order($b, $c)`): two
+            // rows read as they are stored, as below without the cases.
+            let (l, r) = (row(i), row(j));
+            let (l, r) = (
+                self.words.get(l..l + planes.values)?,
+                self.words.get(r..r + planes.values)?,
+            );
+            return Some(
+                l.iter()
+                    .zip(r)
+                    .fold(u64::MAX, |same, (l, r)| same & !(l ^ r)),
+            );
+        }
         let has = |instance: &SlotInstance| match instance.args {
             [SlotArg::Slot(i), SlotArg::Z] => (row(i), None, 0),
             [SlotArg::Z, SlotArg::Slot(i)] => (row(i), planes.inverse, 0),

@@ -3,6 +3,7 @@
 //! backbone so that propagation never calls the host.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::backbone::{Backbone, ObjectId};
 use crate::model::{
@@ -119,8 +120,9 @@ pub struct Layout {
     /// Counters whose quantifier ranges over static sets: per instance, the
     /// bindings their increments are counted on (see [`CounterTuples`]).
     pub(crate) counter_tuples: Vec<Option<CounterTuples>>,
-    /// Integer choices: sorted universe per instance.
-    universes: Vec<Vec<Vec<i64>>>,
+    /// Integer choices: sorted universe per instance, equal universes of
+    /// a choice shared (so that comparing two is comparing pointers).
+    universes: Vec<Vec<Arc<[i64]>>>,
     /// Per choice, the constraint literals a change of one of its
     /// instances visits (see [`plan::visits`]).
     pub(crate) visits: Vec<Vec<plan::Visit>>,
@@ -366,7 +368,8 @@ impl Layout {
                         objects
                     )));
                 }
-                per_instance.push(values);
+                let shared = per_instance.iter().find(|u: &&Arc<[i64]>| ***u == *values);
+                per_instance.push(shared.cloned().unwrap_or_else(|| values.into()));
             }
             layout.universes[index] = per_instance;
         }
@@ -757,7 +760,7 @@ impl Layout {
     pub(crate) fn universe(&self, choice: u16, instance: usize) -> &[i64] {
         self.universes[choice as usize]
             .get(instance)
-            .map_or(&[], Vec::as_slice)
+            .map_or(&[], |u| u)
     }
 
     /// A mask of `choice` read in the other orientation: mapped through the

@@ -996,6 +996,10 @@ pub(crate) struct ScreenPlan {
     /// The positions of `set` in `root`, when its objects are listed in
     /// the order of their positions (see [`ordered_members`]).
     pub members: Option<u64>,
+    /// Every property literal is over bound variables only or has a row:
+    /// at the positions a screen lets through, each is false once the
+    /// bound ones are known false (see `Propagator::screen_filter`).
+    pub properties_screened: bool,
 }
 
 /// How a literal over the quantified or free variable `z` is read, for
@@ -1052,11 +1056,14 @@ fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
                 .map(|i| i as Var)
                 .collect();
             let z = z as Var;
-            let literals = def
+            let literals: Vec<ZLiteral> = def
                 .literals
                 .iter()
                 .map(|literal| z_literal(layout, def.vars, literal, z, root))
                 .collect();
+            let properties_screened = literals
+                .iter()
+                .all(|literal| !matches!(literal, ZLiteral::Other(Literal::Property { .. })));
             Fallback::Screen(Box::new(ScreenPlan {
                 checks,
                 z,
@@ -1065,6 +1072,7 @@ fn fallback(layout: &Layout, def: &ConstraintDef, bound: u32) -> Fallback {
                 same_root,
                 literals,
                 members: ordered_members(layout, set, root),
+                properties_screened,
             }))
         }
         _ => Fallback::Generic,

@@ -162,9 +162,10 @@ pub(crate) fn is_single(mask: u64) -> bool {
 
 /// The values of `u` left in `m` that `other` has left in `om`: universes
 /// are sorted without repeats, so one merge finds them (or one AND, when
-/// the universes are the same, as tile sizes often are).
+/// the universes are the same, as tile sizes often are; the layout shares
+/// equal universes of a choice, so most are the same slice).
 fn common_values(u: &[i64], m: u64, other: &[i64], om: u64) -> u64 {
-    if u == other {
+    if std::ptr::eq(u, other) || u == other {
         return m & om;
     }
     let (mut i, mut j, mut out) = (0, 0, 0u64);
@@ -295,8 +296,9 @@ impl<'a> Propagator<'a> {
     }
 
     /// The value mask of the enum or integer instance `inst` under `b`,
-    /// without gathering its objects.
-    #[inline]
+    /// without gathering its objects (inlined: `status` reads most `is`
+    /// literals through it).
+    #[inline(always)]
     pub fn mask_of(&self, inst: &InstanceRef, b: &Binding) -> u64 {
         let args = inst.args;
         let Some((instance, reversed)) = self
@@ -317,7 +319,7 @@ impl<'a> Propagator<'a> {
     /// [`Propagator::locate`] of the instance `inst` under `b`, without
     /// gathering its objects: the generic paths look an instance up once
     /// and then read and restrict it by index.
-    #[inline]
+    #[inline(always)]
     fn locate_ref(&self, inst: &InstanceRef, b: &Binding) -> Option<(usize, usize, bool)> {
         let args = inst.args;
         let (instance, reversed) = self
@@ -329,7 +331,7 @@ impl<'a> Propagator<'a> {
 
     /// The universe and mask of the integer instance `inst` under `b`
     /// (empty when it does not exist), with where it was found.
-    #[inline]
+    #[inline(always)]
     fn integer_values_of(
         &self,
         inst: &InstanceRef,
@@ -458,7 +460,18 @@ impl<'a> Propagator<'a> {
 
     // ---------------------------------------------------------------- terms and literals
 
+    /// The range of a term under `b` (constants read in place: most
+    /// comparisons have one side constant, as `tile_size($d) > 1`).
+    #[inline]
     pub fn term_range(&self, term: &Term, b: &Binding) -> Range {
+        match term {
+            Term::Const(c) => Range { min: *c, max: *c },
+            _ => self.term_range_of(term, b),
+        }
+    }
+
+    /// [`Propagator::term_range`] of a property or a choice.
+    fn term_range_of(&self, term: &Term, b: &Binding) -> Range {
         match term {
             Term::Const(c) => Range { min: *c, max: *c },
             Term::Property { property, args } => {
@@ -466,7 +479,14 @@ impl<'a> Propagator<'a> {
                 Range { min: v, max: v }
             }
             Term::Choice(inst) => match self.model().choices[inst.choice as usize].kind {
-                ChoiceKind::Counter(_) => self.counter(inst.choice, &b.args(inst.args)),
+                // As `counter`, the instance found by the binding.
+                ChoiceKind::Counter(_) => match self.locate_ref(inst, b) {
+                    Some((_, word, _)) => Range {
+                        min: self.words[word] as i64,
+                        max: self.words[word + 1] as i64,
+                    },
+                    None => Range { min: 0, max: 0 },
+                },
                 _ => {
                     let (universe, mask, _) = self.integer_values_of(inst, b);
                     if mask == 0 || universe.is_empty() {
@@ -487,6 +507,13 @@ impl<'a> Propagator<'a> {
     }
 
     pub fn status(&self, literal: &Literal, b: &Binding) -> Status {
+        self.status_inline(literal, b)
+    }
+
+    /// [`Propagator::status`], inlined where clauses are filtered (most
+    /// literals read there are certain, and the call cost as much).
+    #[inline(always)]
+    fn status_inline(&self, literal: &Literal, b: &Binding) -> Status {
         match literal {
             Literal::Is { instance, values } => {
                 let mask = self.mask_of(instance, b);
@@ -542,17 +569,31 @@ impl<'a> Propagator<'a> {
                 None => Ok(()),
             },
             Literal::Same { lhs, rhs, equal } => {
-                let (lo, ro) = (b.args(lhs.args), b.args(rhs.args));
-                let (l, r) = (self.mask(lhs.choice, &lo), self.mask(rhs.choice, &ro));
+                // Each side found once, as `mask` and `restrict` would
+                // find it (an instance that does not exist reads 0 and
+                // takes no write).
+                let (l_at, r_at) = (self.locate_ref(lhs, b), self.locate_ref(rhs, b));
+                let read = |p: &Self, choice: u16, at: Option<(usize, usize, bool)>| match at {
+                    Some((_, word, true)) => p.layout.map_inverse(choice, p.words[word]),
+                    Some((_, word, false)) => p.words[word],
+                    None => 0,
+                };
+                let (l, r) = (read(self, lhs.choice, l_at), read(self, rhs.choice, r_at));
+                let write = |p: &mut Self, choice: u16, at, allowed| match at {
+                    Some((instance, _, reversed)) => {
+                        p.restrict_instance(choice, instance, reversed, allowed)
+                    }
+                    None => Ok(()),
+                };
                 if *equal {
-                    self.restrict(lhs.choice, &lo, r)?;
-                    self.restrict(rhs.choice, &ro, l)
+                    write(self, lhs.choice, l_at, r)?;
+                    write(self, rhs.choice, r_at, l)
                 } else {
                     if is_single(l) {
-                        self.restrict(rhs.choice, &ro, !l)?;
+                        write(self, rhs.choice, r_at, !l)?;
                     }
                     if is_single(r) {
-                        self.restrict(lhs.choice, &lo, !r)?;
+                        write(self, lhs.choice, l_at, !r)?;
                     }
                     Ok(())
                 }
@@ -1606,12 +1647,17 @@ impl<'a> Propagator<'a> {
             return Ok(());
         }
         let layout = self.layout;
+        // A checked visit that was not skipped has its constant property
+        // literals false (one that holds would have it skipped), and the
+        // others are false where `sat` lets positions through.
+        let known = checked && plan.properties_screened;
         let mut sat = 0u64;
         // As for generic visits: a constant literal certainly true, or two
         // unknown, leave every completion alone.
         let mut unknown = 0;
         for literal in &plan.literals {
             match literal {
+                ZLiteral::Constant(Literal::Property { .. }) if known => {}
                 ZLiteral::Constant(literal) => match self.status(literal, b) {
                     Status::True => return Ok(()),
                     Status::Unknown if unknown == 1 => return Ok(()),
@@ -1653,7 +1699,11 @@ impl<'a> Propagator<'a> {
             while rest != 0 {
                 with_z.objects[plan.z as usize] = objects[rest.trailing_zeros() as usize];
                 rest &= rest - 1;
-                self.filter(constraint, &with_z)?;
+                if known {
+                    self.filter_known(constraint, &with_z)?;
+                } else {
+                    self.filter(constraint, &with_z)?;
+                }
             }
             return Ok(());
         }
@@ -1670,7 +1720,11 @@ impl<'a> Propagator<'a> {
             }
             let mut with_z = *b;
             with_z.bind(plan.z, object);
-            self.filter(constraint, &with_z)?;
+            if known {
+                self.filter_known(constraint, &with_z)?;
+            } else {
+                self.filter(constraint, &with_z)?;
+            }
         }
         Ok(())
     }
@@ -1741,10 +1795,25 @@ impl<'a> Propagator<'a> {
     /// Runs one constraint instance: fails if no literal can hold, enforces
     /// the last one that can.
     fn filter(&mut self, constraint: u16, b: &Binding) -> Flow {
+        self.filter_with(constraint, b, false)
+    }
+
+    /// [`Propagator::filter`] of a clause whose property literals are
+    /// known to be false under `b` (a `Bound` visit that its skip set let
+    /// through: one that holds would have it skipped), so not read.
+    fn filter_known(&mut self, constraint: u16, b: &Binding) -> Flow {
+        self.filter_with(constraint, b, true)
+    }
+
+    #[inline(always)]
+    fn filter_with(&mut self, constraint: u16, b: &Binding, properties_false: bool) -> Flow {
         let def = &self.model().constraints[constraint as usize];
         let mut unknown = None;
         for literal in def.literals {
-            match self.status(literal, b) {
+            if properties_false && matches!(literal, Literal::Property { .. }) {
+                continue;
+            }
+            match self.status_inline(literal, b) {
                 Status::True => return Ok(()),
                 Status::False => {}
                 Status::Unknown if unknown.is_some() => return Ok(()),
@@ -2158,21 +2227,27 @@ impl<'a> Propagator<'a> {
             }
         }
         if gathered {
+            // Each literal read position by position where none is known
+            // false yet; a status does not depend on the others, so they
+            // are read literal by literal, `Own` ones without a binding.
+            let positions = domain & !f;
             let objects = layout.plain_objects(plan.root);
-            let mut rest = domain & !f;
             let mut with_z = *b;
             with_z.bound |= 1 << plan.z;
-            while rest != 0 {
-                let p = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                with_z.objects[plan.z as usize] = objects[p];
-                for literal in &plan.literals {
+            for literal in &plan.literals {
+                let mut rest = positions;
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
                     let status = match literal {
-                        ZLiteral::Other(literal) => self.status(literal, &with_z),
+                        ZLiteral::Other(literal) => {
+                            with_z.objects[plan.z as usize] = objects[p];
+                            self.status(literal, &with_z)
+                        }
                         ZLiteral::Own { values, words } => {
                             is_status(words[p].map_or(0, |word| self.words[word]), *values)
                         }
-                        _ => continue,
+                        _ => break,
                     };
                     match status {
                         Status::True => {}
@@ -2292,10 +2367,13 @@ impl<'a> Propagator<'a> {
         params: usize,
         checked: bool,
     ) -> Flow {
-        let params = &b.objects[..params];
-        let Some((instance, word, _)) = self.locate(choice, params) else {
+        // As `locate` of the parameters, read in place.
+        let Some((instance, _)) = self.layout.instance_by(choice, params, |i| b.objects[i]) else {
             return Ok(());
         };
+        let params = &b.objects[..params];
+        let shape = &self.layout.shapes[choice as usize];
+        let word = shape.base + instance * shape.width;
         if !checked && !self.layout.instance_exists(choice, params) {
             return Ok(());
         }
@@ -2353,7 +2431,9 @@ impl<'a> Propagator<'a> {
     }
 
     /// [`Propagator::narrow_counter`] of the counter instance found at
-    /// `(instance, word)`.
+    /// `(instance, word)` (inlined: every recount ends here, and most
+    /// leave the range as it was).
+    #[inline(always)]
     fn narrow_counter_at(
         &mut self,
         choice: u16,
@@ -2368,22 +2448,8 @@ impl<'a> Propagator<'a> {
             old_max.min(hi).min(computed.max),
         );
         if min > max {
-            let name = self.model().choices[choice as usize].name;
-            return Err(DeadEnd {
-                constraint: None,
-                bindings: Vec::new(),
-                emptied: Some(InstanceId {
-                    choice,
-                    objects: params.to_vec(),
-                }),
-                message: format!(
-                    "counter {name}{params:?} must lie in [{}, {}] but its inputs give [{}, {}]",
-                    old_min.max(lo),
-                    old_max.min(hi),
-                    computed.min,
-                    computed.max
-                ),
-            });
+            let bound = (old_min.max(lo), old_max.min(hi));
+            return Err(self.counter_emptied(choice, params, bound, computed));
         }
         if (min, max) != (old_min, old_max) {
             self.words[word] = min as u64;
@@ -2402,6 +2468,32 @@ impl<'a> Propagator<'a> {
             self.back_propagate(choice, params, min, max)?;
         }
         Ok(())
+    }
+
+    /// The dead end of a counter whose bound `(min, max)` and computed
+    /// range do not meet (out of line: it ends the propagation).
+    #[cold]
+    #[inline(never)]
+    fn counter_emptied(
+        &self,
+        choice: u16,
+        params: &[ObjectId],
+        (min, max): (i64, i64),
+        computed: Range,
+    ) -> DeadEnd {
+        let name = self.model().choices[choice as usize].name;
+        DeadEnd {
+            constraint: None,
+            bindings: Vec::new(),
+            emptied: Some(InstanceId {
+                choice,
+                objects: params.to_vec(),
+            }),
+            message: format!(
+                "counter {name}{params:?} must lie in [{min}, {max}] but its inputs give [{}, {}]",
+                computed.min, computed.max
+            ),
+        }
     }
 
     /// Forces the increments of a counter that must lie in `[min, max]`.
@@ -2707,9 +2799,12 @@ impl<'a> Propagator<'a> {
         }
         match &visit.fallback {
             Fallback::Bound(checks) => {
-                // A visit that was not skipped may pass its checks already
-                // (`on_change` reads the skip sets before visiting).
-                if visit.checked || self.passes(checks, &b) {
+                // A visit that was not skipped passes its checks already
+                // (`on_change` reads the skip sets before visiting), and
+                // every property literal of its clause is false.
+                if visit.checked {
+                    self.filter_known(visit.constraint, &b)?;
+                } else if self.passes(checks, &b) {
                     self.filter(visit.constraint, &b)?;
                 }
                 Ok(())

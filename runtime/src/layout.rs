@@ -716,6 +716,7 @@ impl Layout {
 
     /// Like `instance_objects`, into the start of `out` (without
     /// allocating): their number, or `None` if `out` is too short.
+    #[inline]
     pub(crate) fn instance_objects_in(
         &self,
         choice: u16,

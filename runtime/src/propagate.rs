@@ -9,8 +9,8 @@ use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
-    Checks, CounterPlan, CounterRead, Fallback, Hold, ReadScreen, RowLiteral, ScreenPlan, Step,
-    VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
+    Checks, CounterPlan, CounterRead, Fallback, FreeParam, Hold, ReadScreen, RowLiteral,
+    ScreenPlan, Step, VectorPlan, Visit, ZLiteral, MAX_ROW_LITERALS,
 };
 use crate::slots::{
     PairRow, RowOrs, SlotArg, SlotEnforce, SlotInstance, SlotLiteral, SlotPlan, SlotsAt,
@@ -3082,11 +3082,12 @@ impl<'a> Propagator<'a> {
     /// Updates the counter instances a read selects, as the enumeration
     /// in [`Propagator::on_change`] would (in the same order, less those
     /// a property keeps from counting), the free parameter's objects
-    /// screened with property rows.
-    #[inline(never)]
+    /// screened with property rows. Inlined into `on_change`: most reads
+    /// bind every parameter (`inside($d)` read through `order($d, $s)`),
+    /// and update one instance.
+    #[inline]
     fn screened_updates(&mut self, read: &CounterRead, screen: &ReadScreen, b: &Binding) -> Flow {
         let layout = self.layout;
-        let def = read.def;
         // `on_change` read the skip set, which covers the checks: they
         // pass, and so do those of the instances selected below (the free
         // parameter's objects are of its set, those of the bound
@@ -3105,10 +3106,19 @@ impl<'a> Propagator<'a> {
         if !screen.constant.iter().all(|literal| holds(b, literal)) {
             return Ok(());
         }
-        let params = read.params;
         let Some(free) = &screen.free else {
-            return self.update_counter_in(read.counter, b, params, true);
+            return self.update_counter_in(read.counter, b, read.params, true);
         };
+        self.screened_free_updates(read, free, b)
+    }
+
+    /// [`Propagator::screened_updates`] of a read that leaves the
+    /// parameter `free` free, the screen's constant literals holding.
+    #[inline(never)]
+    fn screened_free_updates(&mut self, read: &CounterRead, free: &FreeParam, b: &Binding) -> Flow {
+        let layout = self.layout;
+        let def = read.def;
+        let params = read.params;
         let mut mask = u64::MAX;
         for &(property, slot, args, negated) in &free.rows {
             let bits = layout

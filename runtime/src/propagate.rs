@@ -1065,12 +1065,7 @@ impl<'a> Propagator<'a> {
             if here == 0 {
                 continue;
             }
-            let Some(Some(SlotEnforce::Same {
-                lhs,
-                rhs,
-                equal: true,
-            })) = slots.enforce.get(index)
-            else {
+            let Some((lhs, rhs)) = equality_of(slots, index) else {
                 return false;
             };
             let Some(same) = self.same_domains(lhs, rhs, at) else {
@@ -1156,12 +1151,7 @@ impl<'a> Propagator<'a> {
             else {
                 return false;
             };
-            let Some(Some(SlotEnforce::Same {
-                lhs,
-                rhs,
-                equal: true,
-            })) = slots.enforce.get(index)
-            else {
+            let Some((lhs, rhs)) = equality_of(slots, index) else {
                 return false;
             };
             // As `enforce_slot` reads them.
@@ -3243,6 +3233,19 @@ pub(crate) fn read_counter(
 }
 
 /// Variables `0..n`, the parameters of a counter.
+/// The two instances of a slot plan's literal `index` when enforcing it
+/// is an `==` between them (the only units `idle_units` can skip).
+fn equality_of(slots: &SlotPlan, index: usize) -> Option<(&SlotInstance, &SlotInstance)> {
+    match slots.enforce.get(index) {
+        Some(Some(SlotEnforce::Same {
+            lhs,
+            rhs,
+            equal: true,
+        })) => Some((lhs, rhs)),
+        _ => None,
+    }
+}
+
 pub(crate) const PARAM_VARS: [Var; MAX_VARS] =
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 

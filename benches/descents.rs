@@ -1,0 +1,78 @@
+//! A fixed number of seeded random descents on one bench space, for
+//! instruction counts that do not depend on the machine's load:
+//!
+//! ```sh
+//! cargo bench --bench descents --no-run   # prints the binary's path
+//! valgrind --tool=callgrind BINARY ordering 300
+//! valgrind --tool=callgrind BINARY ordering 0   # the root's setup alone
+//! ```
+//!
+//! Instructions per decision: the difference of the two totals divided
+//! by the decisions printed. `gemm` (the loop space of `examples/gemm.c`)
+//! works the same way. Every leaf is hashed, as `commute bench --digest`
+//! does, so that the work cannot be optimized away.
+
+use commute_runtime::descent::{random_descent, Descent};
+use commute_runtime::{Backbone, Candidate};
+use commute_spaces::loops::backbone::KernelHost;
+use commute_spaces::loops::fnv::Fnv;
+use commute_spaces::loops::frontend::read_kernel;
+use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone as LoopBackbone};
+use commute_spaces::paper::ordering;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+fn descend<B: Backbone>(root: &Candidate<B>, priority: &[u16], descents: usize) {
+    let mut rng = StdRng::seed_from_u64(1);
+    let (mut hash, mut decisions, mut dead_ends) = (Fnv::default(), 0, 0);
+    let started = std::time::Instant::now();
+    for _ in 0..descents {
+        let descent = random_descent(root, priority, &mut rng);
+        decisions += descent.decisions();
+        match descent {
+            Descent::Leaf { leaf, .. } => {
+                for word in leaf.decisions().words {
+                    hash.feed(&word.to_le_bytes());
+                }
+            }
+            Descent::DeadEnd { .. } => dead_ends += 1,
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{descents} descents, {decisions} decisions, {dead_ends} dead ends, hash {}, {:.0} descents/s",
+        hash.hex(),
+        descents as f64 / seconds
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; the space and the count are the
+    // other arguments.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let space = args.first().map_or("ordering", String::as_str);
+    let descents = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(300);
+    match space {
+        "ordering" => {
+            let root = Candidate::new(ordering::Backbone(ordering::Chain(30)))
+                .expect("the ordering space is not empty");
+            descend(&root, ordering::MODEL.default_priority, descents);
+        }
+        "gemm" => {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gemm.c");
+            let source = std::fs::read_to_string(path).expect("examples/gemm.c is bundled");
+            let kernel = read_kernel("examples/gemm.c", &source).expect("gemm.c is supported");
+            let root = Candidate::new(LoopBackbone(KernelHost::new(kernel)))
+                .expect("the gemm space is not empty");
+            let priority = [order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];
+            descend(&root, &priority, descents);
+        }
+        other => {
+            eprintln!("unknown space `{other}`: ordering or gemm");
+            std::process::exit(2);
+        }
+    }
+}

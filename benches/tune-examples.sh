@@ -11,7 +11,10 @@
 # THREADS (default 2), RUNS (timed runs per baseline, default 5),
 # EXAMPLES (names under examples/, default all), CFLAGS (default
 # "-O3 -march=native"), SIZES (extra -D flags for every build, default
-# none: the examples' own sizes), OUT (default bench-results/tune.md).
+# none: the examples' own sizes), OUT (default bench-results/tune.md),
+# KEEP (set to 1 to keep the work directory with every candidate's build,
+# several GB; by default only the logs and tuned sources are kept, next
+# to OUT).
 # Needs gcc, clang-22 (see .ci/install-clang) and a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +85,7 @@ for name in $EXAMPLES; do
     if (t == "failed" || best == "") print "-"; else printf "%.2fx\n", best / t }')
   echo "| $name | $gcc_t | $clang_t | $polly_t | $pollyp_t | $tuned_t | $ratio |" | tee -a "$OUT" >&2
   cp "$log" "$(dirname "$OUT")/$name-tune.txt"
+  if [ -f "$WORK/$name.tuned.c" ]; then cp "$WORK/$name.tuned.c" "$(dirname "$OUT")/"; fi
 done
 
 {
@@ -90,4 +94,9 @@ done
   echo "re-measured against the incumbent). CFLAGS: $CFLAGS $SIZES. Machine: $(nproc) cores,"
   echo "$(gcc --version | head -n1), $(clang-22 --version | head -n1). $(date -u +%Y-%m-%d)."
 } >>"$OUT"
-echo "table: $OUT (work files in $WORK)" >&2
+if [ "${KEEP:-0}" = 1 ]; then
+  echo "table: $OUT (work files in $WORK)" >&2
+else
+  rm -rf "$WORK"
+  echo "table: $OUT (logs and tuned sources next to it)" >&2
+fi

@@ -17,7 +17,8 @@ use commute_runtime::{Backbone, Candidate};
 use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::fnv::Fnv;
 use commute_spaces::loops::frontend::read_kernel;
-use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone as LoopBackbone};
+use commute_spaces::loops::space::Backbone as LoopBackbone;
+use commute_spaces::loops::DECISION_PRIORITY;
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -67,8 +68,7 @@ fn main() {
             let kernel = read_kernel("examples/gemm.c", &source).expect("gemm.c is supported");
             let root = Candidate::new(LoopBackbone(KernelHost::new(kernel)))
                 .expect("the gemm space is not empty");
-            let priority = [order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];
-            descend(&root, &priority, descents);
+            descend(&root, &DECISION_PRIORITY, descents);
         }
         other => {
             eprintln!("unknown space `{other}`: ordering or gemm");

@@ -7,7 +7,8 @@ use commute_runtime::descent::random_descent;
 use commute_runtime::{Backbone, Candidate};
 use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::frontend::read_kernel;
-use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone as LoopBackbone};
+use commute_spaces::loops::space::Backbone as LoopBackbone;
+use commute_spaces::loops::DECISION_PRIORITY;
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -103,16 +104,12 @@ pub fn run(options: &Options) -> Result<Report, String> {
         ordering::MODEL.default_priority,
         options,
     )?;
-    let gemm_path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gemm.c");
-    let source = std::fs::read_to_string(gemm_path)
-        .map_err(|e| format!("cannot read `{gemm_path}`: {e}"))?;
-    let kernel = read_kernel("examples/gemm.c", &source).map_err(|e| e.to_string())?;
-    let host = KernelHost::new(kernel);
+    let host = bundled_kernel("gemm.c")?;
     let loops = engine(
         "spaces/loops/loops.space",
         "examples/gemm.c".to_string(),
         || Candidate::new(LoopBackbone(host.clone())).map_err(|e| e.to_string()),
-        &[order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE],
+        &DECISION_PRIORITY,
         options,
     )?;
     let (codegen_space, codegen) = codegen_time()?;
@@ -123,6 +120,17 @@ pub fn run(options: &Options) -> Result<Report, String> {
         codegen_milliseconds: codegen.as_secs_f64() * 1e3,
         seed: options.seed,
     })
+}
+
+/// The backbone of a bundled example (`examples/NAME`).
+pub fn bundled_kernel(name: &str) -> Result<KernelHost, String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let source = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let kernel = read_kernel(&format!("examples/{name}"), &source).map_err(|e| e.to_string())?;
+    Ok(KernelHost::new(kernel))
 }
 
 /// Reading, checking and generating the largest bundled space (by the

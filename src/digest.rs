@@ -13,8 +13,8 @@ use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Backbone, Candidate};
 use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::fnv::Fnv;
-use commute_spaces::loops::frontend::read_kernel;
-use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone as LoopBackbone};
+use commute_spaces::loops::space::Backbone as LoopBackbone;
+use commute_spaces::loops::DECISION_PRIORITY;
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -36,9 +36,6 @@ pub struct Digest {
     /// The hash of every line's hash.
     pub total: String,
 }
-
-/// How the loop space of `commute bench` and `commute tune` decides first.
-const LOOP_PRIORITY: &[u16] = &[order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];
 
 /// What a run of descents added up to.
 #[derive(Default)]
@@ -118,12 +115,11 @@ fn ordering_root(
 /// `progress` is told each line's name before it runs.
 pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, String> {
     let mut lines = Vec::new();
-    let mut add = |name: String, fill: &mut dyn FnMut(&mut Tally) -> Result<(), String>| {
+    let mut add = |name: String, fill: &mut dyn FnMut(&mut Tally)| {
         progress(&name);
         let mut tally = Tally::default();
-        fill(&mut tally)?;
+        fill(&mut tally);
         lines.push(tally.line(name));
-        Ok::<(), String>(())
     };
 
     // The two spaces `commute bench` times, from several seeds.
@@ -137,16 +133,20 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
                 seed,
                 seed % 2 == 0,
             );
-            Ok(())
-        })?;
+        });
     }
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let gemm = loop_root(&examples.join("gemm.c"))?;
+    let gemm = loop_root("gemm.c")?;
     for seed in 1..=4u64 {
         add(format!("loops, examples/gemm.c, seed {seed}"), &mut |t| {
-            t.descend(&gemm, LOOP_PRIORITY, 5_000 * scale, seed, seed % 2 == 0);
-            Ok(())
-        })?;
+            t.descend(
+                &gemm,
+                &DECISION_PRIORITY,
+                5_000 * scale,
+                seed,
+                seed % 2 == 0,
+            );
+        });
     }
     // Other sizes of the ordering space, from 2 statements (one instance)
     // to 70 (past one word of bit planes).
@@ -160,8 +160,7 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
                 7 + u64::from(statements),
                 true,
             );
-            Ok(())
-        })?;
+        });
     }
     // Every bundled model on small random backbones: these reach dead
     // ends, and their spaces use every construct of the language.
@@ -179,8 +178,7 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
                     }
                 }
             }
-            Ok(())
-        })?;
+        });
     }
     // The loop space of every bundled example, in the order `tune` decides
     // and in the model's own order.
@@ -194,12 +192,11 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
         let name = path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().to_string());
-        let root = loop_root(&path)?;
+        let root = loop_root(&name)?;
         add(format!("loops, examples/{name}"), &mut |t| {
-            t.descend(&root, LOOP_PRIORITY, 200 * scale, 11, true);
+            t.descend(&root, &DECISION_PRIORITY, 200 * scale, 11, true);
             t.descend(&root, &[], 50 * scale, 13, true);
-            Ok(())
-        })?;
+        });
     }
 
     let mut total = Fnv::default();
@@ -212,12 +209,10 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
     })
 }
 
-fn loop_root(path: &std::path::Path) -> Result<Candidate<LoopBackbone<KernelHost>>, String> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    let name = path.display().to_string();
-    let kernel = read_kernel(&name, &source).map_err(|e| e.to_string())?;
-    Candidate::new(LoopBackbone(KernelHost::new(kernel))).map_err(|e| format!("{name}: {e}"))
+/// The root of the loop space of `examples/NAME`.
+fn loop_root(name: &str) -> Result<Candidate<LoopBackbone<KernelHost>>, String> {
+    let host = crate::bench::bundled_kernel(name)?;
+    Candidate::new(LoopBackbone(host)).map_err(|e| format!("examples/{name}: {e}"))
 }
 
 pub fn print(digest: &Digest) {

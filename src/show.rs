@@ -8,6 +8,7 @@ use commute_spaces::loops::dependences::dependences;
 use commute_spaces::loops::frontend::{read_kernel, Access, Kernel, LoopId};
 use commute_spaces::loops::names::Names;
 use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
+use commute_spaces::loops::DECISION_PRIORITY;
 
 /// Open decisions listed per choice unless `--all` is given.
 const LISTED_PER_CHOICE: usize = 40;
@@ -33,7 +34,7 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
         "loop space (spaces/loops/loops.space): objects {}",
         names.all().join(", ")
     );
-    let priority = [order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];
+    let priority = DECISION_PRIORITY;
     let instances = root.instances(&priority);
     let open = root.open_instances(&priority);
     say!(

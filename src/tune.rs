@@ -23,6 +23,7 @@ use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measureme
 use commute_spaces::loops::names::{apply_named_fixes, Names};
 use commute_spaces::loops::schedule::Schedule;
 use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
+use commute_spaces::loops::DECISION_PRIORITY;
 
 type LoopCandidate = Candidate<Backbone<KernelHost>>;
 
@@ -558,7 +559,7 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
             evaluations: budget,
             time: options.time_budget.map(Duration::from_secs_f64),
         },
-        priority: vec![order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE],
+        priority: DECISION_PRIORITY.to_vec(),
     };
     let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(

@@ -1239,23 +1239,18 @@ impl<'a> Propagator<'a> {
                     .position(|u| u & (1 << p) != 0);
                 let enforce = index.and_then(|i| slots.enforce.get(i));
                 match (index, enforce) {
-                    (Some(_), Some(Some(enforce))) if self.reasons.is_none() => {
-                        if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
+                    (Some(index), Some(Some(enforce))) => {
+                        if self.reasons.is_some() {
+                            self.enforce_clause_by(
+                                constraint,
+                                Some(&def.literals[index]),
+                                with_z,
+                                |s, _| s.enforce_slot(enforce, at, p),
+                            )?;
+                        } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
                             // As `enforce_clause_by` without explanations to keep.
                             return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
                         }
-                        if enforce.at_free(at, p) {
-                            read_at = Some(self.writes);
-                        }
-                        continue;
-                    }
-                    (Some(index), Some(Some(enforce))) => {
-                        self.enforce_clause_by(
-                            constraint,
-                            Some(&def.literals[index]),
-                            with_z,
-                            |s, _| s.enforce_slot(enforce, at, p),
-                        )?;
                         if enforce.at_free(at, p) {
                             read_at = Some(self.writes);
                         }
@@ -1353,21 +1348,17 @@ impl<'a> Propagator<'a> {
         let Some((
             (
                 a,
-                Some(Some(
-                    a_enforce @ SlotEnforce::Is {
-                        instance: a_instance,
-                        values: a_values,
-                    },
-                )),
+                Some(Some(SlotEnforce::Is {
+                    instance: a_instance,
+                    values: a_values,
+                })),
             ),
             (
                 b,
-                Some(Some(
-                    b_enforce @ SlotEnforce::Is {
-                        instance: b_instance,
-                        values: b_values,
-                    },
-                )),
+                Some(Some(SlotEnforce::Is {
+                    instance: b_instance,
+                    values: b_values,
+                })),
             ),
         )) = enforces
         else {
@@ -1383,10 +1374,10 @@ impl<'a> Propagator<'a> {
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
-            let (literal, enforce, instance, values) = if a_in & (1 << p) != 0 {
-                (a, a_enforce, a_instance, *a_values)
+            let (literal, instance, values) = if a_in & (1 << p) != 0 {
+                (a, a_instance, *a_values)
             } else {
-                (b, b_enforce, b_instance, *b_values)
+                (b, b_instance, *b_values)
             };
             // The binding, made only where it is read.
             let with_z = || {
@@ -1394,19 +1385,19 @@ impl<'a> Propagator<'a> {
                 with_z.bind(plan.z, objects[p]);
                 with_z
             };
+            // `enforce_slot` of the `is` literal, without its dispatch.
+            let enforce = |s: &mut Self| {
+                let (index, reversed) = at.instance(instance, p);
+                s.restrict_instance(instance.choice, index, reversed, values)
+            };
             if explained {
                 self.enforce_clause_by(
                     constraint,
                     Some(&def.literals[literal]),
                     with_z,
-                    |s, _| s.enforce_slot(enforce, at, p),
+                    |s, _| enforce(s),
                 )?;
-                continue;
-            }
-            // `enforce_slot` of the `is` literal, without its dispatch.
-            let (index, reversed) = at.instance(instance, p);
-            if let Err(dead_end) = self.restrict_instance(instance.choice, index, reversed, values)
-            {
+            } else if let Err(dead_end) = enforce(self) {
                 // As `enforce_clause_by` without explanations to keep.
                 return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
             }
@@ -1839,7 +1830,6 @@ impl<'a> Propagator<'a> {
         binding: impl Fn() -> Binding,
         enforce: impl FnOnce(&mut Self, &'static Literal) -> Flow,
     ) -> Flow {
-        let def = &self.model().constraints[constraint as usize];
         // The cause is read only to keep explanations.
         let outer = self.reasons.is_some().then(|| {
             std::mem::replace(
@@ -1860,12 +1850,15 @@ impl<'a> Propagator<'a> {
         match unknown {
             Some(_) => enforced
                 .map_err(|dead_end| self.enforcement_failed(constraint, &binding(), dead_end)),
-            None => Err(self.dead(
-                Some(constraint),
-                &binding(),
-                def.vars,
-                format!("constraint {} fails: {}", def.origin, def.description),
-            )),
+            None => {
+                let def = &self.model().constraints[constraint as usize];
+                Err(self.dead(
+                    Some(constraint),
+                    &binding(),
+                    def.vars,
+                    format!("constraint {} fails: {}", def.origin, def.description),
+                ))
+            }
         }
     }
 

@@ -21,3 +21,12 @@ pub mod schedule;
 pub mod space {
     include!(concat!(env!("OUT_DIR"), "/loops.rs"));
 }
+
+/// The order in which searches, `commute show` and the benches take the
+/// space's decisions: the loop structure first, then how each loop runs,
+/// then tile sizes.
+pub const DECISION_PRIORITY: [u16; 3] = [
+    space::order::CHOICE,
+    space::dim_kind::CHOICE,
+    space::tile_size::CHOICE,
+];

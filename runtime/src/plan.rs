@@ -551,7 +551,81 @@ fn every_completion(
 
 /// Per domain of a changed instance (the mask as an index), the visits
 /// it runs, in order.
-pub(crate) type Runs = Vec<Vec<Step>>;
+pub(crate) type Runs = Vec<Run>;
+
+/// The visits a change runs for one domain of the changed instance.
+#[derive(Debug)]
+pub(crate) struct Run {
+    pub steps: Vec<Step>,
+    /// Per step, how the propagator tells whether it can be passed over
+    /// (see [`Quiet`]): `[0]` while the changed instance has the run's
+    /// domain, `[1]` once a unit narrowed it (the rows steps that read
+    /// that domain are then never passed over).
+    pub quiet: [Vec<Quiet>; 2],
+}
+
+/// Whether a step of a run neither fails nor has a unit, read from the
+/// row tables without going through the step (`RowOrs::first_noisy`):
+/// the step is quiet when no position is in the three `open` ORs (the
+/// step's valid mask and where each of two literals is not certainly
+/// true) without being in both `can` ORs (where each can hold). Pair
+/// steps and rows steps with at most two literals besides one false
+/// everywhere are read so; other steps are never quiet here (every
+/// index [`RowOrs::NONE`] but `can`, [`RowOrs::EMPTY`]), the
+/// propagator reading them itself.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Quiet {
+    pub open: [u8; 3],
+    pub can: [u8; 2],
+}
+
+impl Quiet {
+    /// Never quiet.
+    const NOISY: Quiet = Quiet {
+        open: [RowOrs::NONE; 3],
+        can: [RowOrs::EMPTY; 2],
+    };
+
+    /// How `step` is read when the changed instance's domain `moved`
+    /// (see [`Run::quiet`]).
+    fn of(step: &Step, moved: bool) -> Quiet {
+        let valid = |excluded: u8| RowOrs::VALID + (excluded & 3);
+        match *step {
+            Step::Pair {
+                excluded,
+                rows: [a, b],
+                ..
+            } => Quiet {
+                open: [valid(excluded), a.outside, b.outside],
+                can: [a.inside, b.inside],
+            },
+            Step::Rows {
+                excluded,
+                reads_domain,
+                reads,
+                ..
+            } if !(reads_domain && moved) => {
+                // A literal false everywhere changes nothing: the step is a
+                // pair of the two others.
+                let never =
+                    |read: &RowRead| read.holds == RowOrs::NONE && read.fails == RowOrs::EMPTY;
+                let Some(k) = reads.iter().position(never) else {
+                    return Quiet::NOISY;
+                };
+                let [a, b] = match k {
+                    0 => [reads[1], reads[2]],
+                    1 => [reads[0], reads[2]],
+                    _ => [reads[0], reads[1]],
+                };
+                Quiet {
+                    open: [valid(excluded), a.holds, b.holds],
+                    can: [a.fails, b.fails],
+                }
+            }
+            _ => Quiet::NOISY,
+        }
+    }
+}
 
 /// One visit of a run: a visit of the choice in one orientation, its
 /// commonest shape (a slot plan with a pair, see [`SlotPlan::pair`])
@@ -655,7 +729,9 @@ pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
                             ));
                         }
                     }
-                    run
+                    let quiet = [false, true]
+                        .map(|moved| run.iter().map(|step| Quiet::of(step, moved)).collect());
+                    Run { steps: run, quiet }
                 })
                 .collect();
             Some(runs)

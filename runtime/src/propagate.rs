@@ -2903,6 +2903,7 @@ impl<'a> Propagator<'a> {
                 rows = views[0].rows;
                 values = planes.values;
             }
+            self.row_ors.set_valid(&valid);
             // Whether the row tables are those of the instance's rows: only
             // a filter that enforces something or another visit can have
             // changed them since they were read.
@@ -2912,7 +2913,7 @@ impl<'a> Propagator<'a> {
             // run began with, and are then filtered by `slot_filter`.
             let mut moved = false;
             let mut next = 0;
-            while let Some(&step) = run.get(next) {
+            while let Some(&(mut step)) = run.steps.get(next) {
                 if !matches!(step, Step::Visit { .. }) {
                     // `slot_filter`'s paths, rows read by storage order.
                     if !fresh {
@@ -2922,12 +2923,14 @@ impl<'a> Propagator<'a> {
                         moved = self.words[shape.base + instance] != masks[0];
                     }
                     // Most steps neither fail nor have a unit: they are
-                    // passed over in one tight loop.
-                    let quiet = self.row_ors.quiet_steps(&valid, &run[next..], moved);
-                    if quiet > 0 {
-                        next += quiet;
-                        continue;
-                    }
+                    // passed over in one tight loop, without going through
+                    // the steps.
+                    let checks = &run.quiet[moved as usize];
+                    next = self.row_ors.first_noisy(checks, next);
+                    let Some(&noisy) = run.steps.get(next) else {
+                        break;
+                    };
+                    step = noisy;
                 }
                 next += 1;
                 match step {
@@ -2968,6 +2971,11 @@ impl<'a> Propagator<'a> {
                         }
                         let valid = valid[excluded as usize & 3];
                         let (failed, units, falses) = self.row_ors.rows(valid, &reads);
+                        if failed | units == 0 {
+                            // Quiet: a step of three literals, which
+                            // `first_noisy` does not read.
+                            continue;
+                        }
                         // Units that would enforce nothing leave the tables as
                         // they are.
                         if failed == 0 && self.idle_units(slots, at, units, &falses) {

@@ -8,7 +8,7 @@
 use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes};
 use crate::model::*;
-use crate::plan::{PairStep, RowLiteral, RowRead, Step, VectorPlan, ROW_STEPS};
+use crate::plan::{PairStep, Quiet, RowLiteral, RowRead, VectorPlan, ROW_STEPS};
 use crate::propagate::Binding;
 
 // ---------------------------------------------------------------- plans
@@ -294,8 +294,9 @@ pub(crate) struct RowOrs {
     /// Per table, its row's first plane word (`usize::MAX`: none).
     first: [usize; 2],
     /// The OR of table `t` for the set of values `s`, at `t << ROW_ORS_VALUES | s`
-    /// (see [`RowOrs::index`]); then unused entries, and [`RowOrs::NONE`]
-    /// (any index a byte holds is in bounds).
+    /// (see [`RowOrs::index`]); then the valid masks at [`RowOrs::VALID`],
+    /// unused entries, and [`RowOrs::NONE`] (any index a byte holds is in
+    /// bounds).
     ors: [u64; ORS_LEN],
 }
 
@@ -309,6 +310,9 @@ impl RowOrs {
     /// An index whose OR is no position (the empty set of values), for a
     /// literal that fails everywhere.
     pub const EMPTY: u8 = 0;
+    /// The index of the first of the four valid masks kept by
+    /// [`RowOrs::set_valid`] (past both tables).
+    pub const VALID: u8 = 2 << ROW_ORS_VALUES;
 
     pub fn new() -> RowOrs {
         let mut ors = [0; ORS_LEN];
@@ -331,7 +335,7 @@ impl RowOrs {
         self.ors[index & (ORS_LEN - 1)]
     }
 
-    /// A pair step (see [`Step::Pair`]) over the tables: the positions
+    /// A pair step (see [`crate::plan::Step::Pair`]) over the tables: the positions
     /// where it fails and where it is unit, and those whose domain meets
     /// its first literal's values. `valid` is the positions the free
     /// variable may take per set of the changed instance's positions
@@ -346,7 +350,7 @@ impl RowOrs {
         (open & !a_in & !b_in, open & (a_in ^ b_in), a_in)
     }
 
-    /// A rows step (see [`Step::Rows`]) over the tables: the positions
+    /// A rows step (see [`crate::plan::Step::Rows`]) over the tables: the positions
     /// where it fails and where it is unit, and per literal those where it
     /// is false (literals past the visit's are false everywhere, which
     /// changes nothing). `valid` is the positions the free variable may
@@ -371,51 +375,29 @@ impl RowOrs {
         (open & all_false, open & one & !two, falses)
     }
 
-    /// How many of the pair and rows steps from the first neither fail
-    /// nor have a unit (see [`RowOrs::pair`], [`RowOrs::rows`]); a rows
-    /// step that reads the changed instance's domain is not passed over
-    /// once that domain `moved`.
+    /// The first of `checks` from `from` whose step fails or has a unit
+    /// (`checks.len()`: none), each read as [`Quiet`] says; the valid
+    /// masks are those of the last [`RowOrs::set_valid`].
     #[inline(always)]
-    pub fn quiet_steps(&self, valid: &[u64; 4], steps: &[Step], moved: bool) -> usize {
-        for (i, step) in steps.iter().enumerate() {
-            // The positions where the step fails or is unit.
-            let noisy = match *step {
-                Step::Pair {
-                    excluded,
-                    rows: [a, b],
-                    ..
-                } => {
-                    // `pair`'s failed and unit positions together: the open
-                    // ones where not both rows can hold.
-                    let open = valid[excluded as usize & 3]
-                        & self.or(a.outside.into())
-                        & self.or(b.outside.into());
-                    open & !(self.or(a.inside.into()) & self.or(b.inside.into()))
-                }
-                Step::Rows {
-                    excluded,
-                    reads_domain,
-                    reads: [r0, r1, r2],
-                    ..
-                } if !(reads_domain && moved) => {
-                    // `rows`' failed and unit positions together: the open
-                    // ones (no literal holds) where fewer than two literals
-                    // can hold.
-                    let open = valid[excluded as usize & 3]
-                        & self.or(r0.holds.into())
-                        & self.or(r1.holds.into())
-                        & self.or(r2.holds.into());
-                    let can = [r0, r1, r2].map(|read| self.or(read.fails.into()));
-                    let two = (can[0] & can[1]) | (can[2] & (can[0] | can[1]));
-                    open & !two
-                }
-                _ => return i,
-            };
-            if noisy != 0 {
-                return i;
-            }
-        }
-        steps.len()
+    pub fn first_noisy(&self, checks: &[Quiet], from: usize) -> usize {
+        let rest = checks.get(from..).unwrap_or_default();
+        rest.iter()
+            .position(|check| {
+                let [v, a, b] = check.open;
+                let open = self.or(v.into()) & self.or(a.into()) & self.or(b.into());
+                let [a, b] = check.can;
+                open & !(self.or(a.into()) & self.or(b.into())) != 0
+            })
+            .map_or(checks.len(), |i| from + i)
+    }
+
+    /// Keeps a change's valid masks (the positions the free variable may
+    /// take, per set of the changed instance's positions taken out) at
+    /// [`RowOrs::VALID`], for [`RowOrs::first_noisy`].
+    #[inline(always)]
+    pub fn set_valid(&mut self, valid: &[u64; 4]) {
+        let start = RowOrs::VALID as usize;
+        self.ors[start..start + 4].copy_from_slice(valid);
     }
 
     /// Over the row of `values` planes from word `first` (at most

@@ -566,39 +566,43 @@ pub(crate) struct Run {
 
 /// Whether a step of a run neither fails nor has a unit, read from the
 /// row tables without going through the step (`RowOrs::first_noisy`):
-/// the step is quiet when no position is in the three `open` ORs (the
-/// step's valid mask and where each of two literals is not certainly
-/// true) without being in both `can` ORs (where each can hold). Pair
-/// steps and rows steps with at most two literals besides one false
-/// everywhere are read so; other steps are never quiet here (every
-/// index [`RowOrs::NONE`] but `can`, [`RowOrs::EMPTY`]), the
+/// the step is quiet when no position is in both `open` ORs without
+/// being in both `can` ORs. Pair steps and rows steps with at most two
+/// literals besides one false everywhere are read so: a position is
+/// open where the step's valid mask has it and neither literal is
+/// certainly true, and each literal can hold where its `can` OR has it.
+/// Two ORs stand for those three: where a literal is never true
+/// ([`RowOrs::NONE`]) the valid mask takes its place, and where the two
+/// literals read different tables the valid mask is left out, since
+/// it changes nothing: a row has no instance at its own position, and
+/// none past the set's objects, so the row of the changed instance's
+/// low object never has the low position, nor its high row the high
+/// one. Other steps are never quiet here ([`Quiet::NOISY`]), the
 /// propagator reading them itself.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Quiet {
-    pub open: [u8; 3],
+    pub open: [u8; 2],
     pub can: [u8; 2],
 }
 
 impl Quiet {
-    /// Never quiet.
+    /// Never quiet: open everywhere, can hold nowhere.
     const NOISY: Quiet = Quiet {
-        open: [RowOrs::NONE; 3],
+        open: [RowOrs::NONE; 2],
         can: [RowOrs::EMPTY; 2],
     };
 
     /// How `step` is read when the changed instance's domain `moved`
     /// (see [`Run::quiet`]).
     fn of(step: &Step, moved: bool) -> Quiet {
-        let valid = |excluded: u8| RowOrs::VALID + (excluded & 3);
-        match *step {
+        // The step's literals as (where it is not certainly true, where it
+        // can hold), and its valid mask.
+        let (literals, excluded) = match *step {
             Step::Pair {
                 excluded,
                 rows: [a, b],
                 ..
-            } => Quiet {
-                open: [valid(excluded), a.outside, b.outside],
-                can: [a.inside, b.inside],
-            },
+            } => ([(a.outside, a.inside), (b.outside, b.inside)], excluded),
             Step::Rows {
                 excluded,
                 reads_domain,
@@ -617,12 +621,25 @@ impl Quiet {
                     1 => [reads[0], reads[2]],
                     _ => [reads[0], reads[1]],
                 };
-                Quiet {
-                    open: [valid(excluded), a.holds, b.holds],
-                    can: [a.fails, b.fails],
-                }
+                ([(a.holds, a.fails), (b.holds, b.fails)], excluded)
             }
-            _ => Quiet::NOISY,
+            _ => return Quiet::NOISY,
+        };
+        let [(a, a_can), (b, b_can)] = literals;
+        let valid = RowOrs::VALID + (excluded & 3);
+        let table = |index: u8| (index < RowOrs::VALID).then_some(index >> ROW_ORS_VALUES);
+        let open = if a == RowOrs::NONE {
+            [valid, b]
+        } else if b == RowOrs::NONE {
+            [valid, a]
+        } else if matches!((table(a), table(b)), (Some(x), Some(y)) if x != y) {
+            [a, b]
+        } else {
+            return Quiet::NOISY;
+        };
+        Quiet {
+            open,
+            can: [a_can, b_can],
         }
     }
 }

@@ -2941,6 +2941,10 @@ impl<'a> Propagator<'a> {
                         rows: pair,
                     } => {
                         let (failed, units, a_in) = self.row_ors.pair(&valid, excluded, pair);
+                        if failed | units == 0 {
+                            // Quiet: a step that `first_noisy` does not read.
+                            continue;
+                        }
                         let visit = &visits[index as usize];
                         if let (Some(slots), Some(plan), Some(views)) =
                             (&visit.slots, &visit.plan, &views)
@@ -2972,8 +2976,8 @@ impl<'a> Propagator<'a> {
                         let valid = valid[excluded as usize & 3];
                         let (failed, units, falses) = self.row_ors.rows(valid, &reads);
                         if failed | units == 0 {
-                            // Quiet: a step of three literals, which
-                            // `first_noisy` does not read.
+                            // Quiet: a step that `first_noisy` does not read
+                            // (three literals, or two over one table).
                             continue;
                         }
                         // Units that would enforce nothing leave the tables as

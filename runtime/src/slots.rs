@@ -380,15 +380,25 @@ impl RowOrs {
     /// masks are those of the last [`RowOrs::set_valid`].
     #[inline(always)]
     pub fn first_noisy(&self, checks: &[Quiet], from: usize) -> usize {
+        let noisy = |check: &Quiet| {
+            let [a, b] = check.open;
+            let open = self.or(a.into()) & self.or(b.into());
+            let [a, b] = check.can;
+            open & !(self.or(a.into()) & self.or(b.into()))
+        };
         let rest = checks.get(from..).unwrap_or_default();
-        rest.iter()
-            .position(|check| {
-                let [v, a, b] = check.open;
-                let open = self.or(v.into()) & self.or(a.into()) & self.or(b.into());
-                let [a, b] = check.can;
-                open & !(self.or(a.into()) & self.or(b.into())) != 0
-            })
-            .map_or(checks.len(), |i| from + i)
+        // Two checks at a time: one test and one loop step for both.
+        let mut pairs = rest.chunks_exact(2);
+        for (i, two) in pairs.by_ref().enumerate() {
+            let (first, second) = (noisy(&two[0]), noisy(&two[1]));
+            if first | second != 0 {
+                return from + 2 * i + usize::from(first == 0);
+            }
+        }
+        match pairs.remainder() {
+            [last] if noisy(last) != 0 => checks.len() - 1,
+            _ => checks.len(),
+        }
     }
 
     /// Keeps a change's valid masks (the positions the free variable may

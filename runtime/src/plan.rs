@@ -557,11 +557,66 @@ pub(crate) type Runs = Vec<Run>;
 #[derive(Debug)]
 pub(crate) struct Run {
     pub steps: Vec<Step>,
-    /// Per step, how the propagator tells whether it can be passed over
-    /// (see [`Quiet`]): `[0]` while the changed instance has the run's
-    /// domain, `[1]` once a unit narrowed it (the rows steps that read
-    /// that domain are then never passed over).
-    pub quiet: [Vec<Quiet>; 2],
+    /// How the propagator tells whether a step can be passed over (see
+    /// [`Quiet`]): `[0]` while the changed instance has the run's domain,
+    /// `[1]` once a unit narrowed it (the rows steps that read that domain
+    /// are then never passed over).
+    pub quiet: [Quiets; 2],
+}
+
+/// The [`Quiet`] checks of a run's steps.
+#[derive(Debug)]
+pub(crate) struct Quiets {
+    /// Per step.
+    pub all: Vec<Quiet>,
+    /// Those left when each check equal to an earlier one is taken out
+    /// (the mirrored visits of a rule read the same rows), with their
+    /// steps. A pass from a step may read these when every check taken
+    /// out past that step has its earlier equal there too: read in the
+    /// same tables, a check equal to one found quiet is quiet.
+    pub distinct: Vec<Quiet>,
+    pub distinct_steps: Vec<u16>,
+    /// Per step (and the run's end): the first of `distinct` at or past
+    /// it, or `u16::MAX` where a pass from there reads `all`.
+    pub from: Vec<u16>,
+}
+
+impl Quiets {
+    fn new(all: Vec<Quiet>) -> Quiets {
+        let n = all.len();
+        // Per check, the nearest earlier one equal to it (never quiet
+        // checks are kept: a pass stops at them anyway).
+        let earlier: Vec<Option<usize>> = (0..n)
+            .map(|j| {
+                let check = all[j];
+                (check != Quiet::NOISY && n < u16::MAX as usize)
+                    .then(|| (0..j).rev().find(|&i| all[i] == check))
+                    .flatten()
+            })
+            .collect();
+        let distinct_steps: Vec<u16> = (0..n)
+            .filter(|&j| earlier[j].is_none())
+            .map(|j| j as u16)
+            .collect();
+        let distinct = distinct_steps.iter().map(|&j| all[j as usize]).collect();
+        let from = (0..=n)
+            .map(|f| {
+                let usable = (f..n).all(|j| earlier[j].is_none_or(|i| i >= f));
+                let first = distinct_steps.iter().filter(|&&j| (j as usize) < f).count();
+                if usable {
+                    first as u16
+                } else {
+                    u16::MAX
+                }
+            })
+            .collect();
+        Quiets {
+            all,
+            distinct,
+            distinct_steps,
+            from,
+        }
+    }
 }
 
 /// Whether a step of a run neither fails nor has a unit, read from the
@@ -579,7 +634,7 @@ pub(crate) struct Run {
 /// low object never has the low position, nor its high row the high
 /// one. Other steps are never quiet here ([`Quiet::NOISY`]), the
 /// propagator reading them itself.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Quiet {
     pub open: [u8; 2],
     pub can: [u8; 2],
@@ -746,8 +801,9 @@ pub(crate) fn runs(layout: &Layout) -> Vec<Option<Runs>> {
                             ));
                         }
                     }
-                    let quiet = [false, true]
-                        .map(|moved| run.iter().map(|step| Quiet::of(step, moved)).collect());
+                    let quiet = [false, true].map(|moved| {
+                        Quiets::new(run.iter().map(|step| Quiet::of(step, moved)).collect())
+                    });
                     Run { steps: run, quiet }
                 })
                 .collect();

@@ -8,7 +8,7 @@
 use crate::backbone::ObjectId;
 use crate::layout::{Layout, Planes};
 use crate::model::*;
-use crate::plan::{PairStep, Quiet, RowLiteral, RowRead, VectorPlan, ROW_STEPS};
+use crate::plan::{PairStep, Quiet, Quiets, RowLiteral, RowRead, VectorPlan, ROW_STEPS};
 use crate::propagate::Binding;
 
 // ---------------------------------------------------------------- plans
@@ -375,11 +375,27 @@ impl RowOrs {
         (open & all_false, open & one & !two, falses)
     }
 
-    /// The first of `checks` from `from` whose step fails or has a unit
-    /// (`checks.len()`: none), each read as [`Quiet`] says; the valid
-    /// masks are those of the last [`RowOrs::set_valid`].
+    /// The first step of a run from step `from` that fails or has a unit
+    /// (the run's length: none), read from `checks` (see [`Quiets`]); the
+    /// valid masks are those of the last [`RowOrs::set_valid`].
     #[inline(always)]
-    pub fn first_noisy(&self, checks: &[Quiet], from: usize) -> usize {
+    pub fn first_noisy(&self, checks: &Quiets, from: usize) -> usize {
+        match checks.from.get(from) {
+            Some(&first) if first != u16::MAX => {
+                let found = self.first_noisy_in(&checks.distinct, first.into());
+                checks
+                    .distinct_steps
+                    .get(found)
+                    .map_or(checks.all.len(), |&step| step.into())
+            }
+            _ => self.first_noisy_in(&checks.all, from),
+        }
+    }
+
+    /// The first of `checks` from `from` that is not quiet
+    /// (`checks.len()`: none).
+    #[inline(always)]
+    fn first_noisy_in(&self, checks: &[Quiet], from: usize) -> usize {
         let noisy = |check: &Quiet| {
             let [a, b] = check.open;
             let open = self.or(a.into()) & self.or(b.into());

@@ -1105,6 +1105,35 @@ impl<'a> Propagator<'a> {
                     .fold(u64::MAX, |same, (l, r)| same & !(l ^ r)),
             );
         }
+        // A row against an instance without the free variable (on the
+        // ordering space, the changed instance itself: `order($a, $c) ==
+        // order($b, $c)` visited through its left side): as below, the
+        // fixed instance's mask read once.
+        let row_of = |instance: &SlotInstance| match instance.args {
+            [SlotArg::Slot(i), SlotArg::Z] => Some((row(i), None)),
+            [SlotArg::Z, SlotArg::Slot(i)] => Some((row(i), planes.inverse)),
+            _ => None,
+        };
+        let fixed = |instance: &SlotInstance| {
+            let (index, reversed) = at.instance(instance, 0);
+            self.instance_mask(instance.choice, index, reversed)
+        };
+        let against = match (row_of(lhs), row_of(rhs)) {
+            (Some(row), None) => Some((row, fixed(rhs))),
+            (None, Some(row)) => Some((row, fixed(lhs))),
+            _ => None,
+        };
+        if let Some(((first, inverse), mask)) = against {
+            let mut same = u64::MAX;
+            for v in 0..planes.values {
+                let stored = inverse.map_or(v, |inverse| {
+                    inverse.get(v).copied().unwrap_or(v as u8) as usize
+                });
+                let plane = self.words[first + stored];
+                same &= if mask & (1 << v) != 0 { plane } else { !plane };
+            }
+            return Some(same);
+        }
         let has = |instance: &SlotInstance| match instance.args {
             [SlotArg::Slot(i), SlotArg::Z] => (row(i), None, 0),
             [SlotArg::Z, SlotArg::Slot(i)] => (row(i), planes.inverse, 0),

@@ -1216,6 +1216,12 @@ impl<'a> Propagator<'a> {
             let message = format!("constraint {} fails: {}", def.origin, def.description);
             return Err(self.dead(Some(constraint), &with_z, def.vars, message));
         }
+        // The binding at a position, made only where it is read.
+        let binding_at = |p: usize| {
+            let mut with_z = at.binding(visit.args);
+            with_z.bind(plan.z, objects[p]);
+            with_z
+        };
         let mut rows = [(0u64, 0u64); MAX_ROW_LITERALS];
         let mut read_at = None;
         // Without statuses read through the binding, the statuses read are
@@ -1227,12 +1233,6 @@ impl<'a> Propagator<'a> {
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
-            // The binding, made only where it is read.
-            let with_z = || {
-                let mut with_z = at.binding(visit.args);
-                with_z.bind(plan.z, objects[p]);
-                with_z
-            };
             if read_at != Some(self.writes) {
                 for (index, literal) in slots.literals.iter().enumerate() {
                     if !matches!(literal, SlotLiteral::Constant) {
@@ -1273,12 +1273,16 @@ impl<'a> Propagator<'a> {
                             self.enforce_clause_by(
                                 constraint,
                                 Some(&def.literals[index]),
-                                with_z,
+                                || binding_at(p),
                                 |s, _| s.enforce_slot(enforce, at, p),
                             )?;
                         } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
                             // As `enforce_clause_by` without explanations to keep.
-                            return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
+                            return Err(self.enforcement_failed(
+                                constraint,
+                                &binding_at(p),
+                                dead_end,
+                            ));
                         }
                         if enforce.at_free(at, p) {
                             read_at = Some(self.writes);
@@ -1287,7 +1291,7 @@ impl<'a> Propagator<'a> {
                     }
                     _ => {
                         let unknown = index.map(|i| &def.literals[i]);
-                        self.enforce_clause(constraint, unknown, &with_z())?;
+                        self.enforce_clause(constraint, unknown, &binding_at(p))?;
                         continue;
                     }
                 }
@@ -1298,7 +1302,7 @@ impl<'a> Propagator<'a> {
             for (index, literal) in slots.literals.iter().enumerate() {
                 let status = match literal {
                     SlotLiteral::Constant if visit.known_false == Some(index) => Status::False,
-                    SlotLiteral::Constant => self.status(&def.literals[index], &with_z()),
+                    SlotLiteral::Constant => self.status(&def.literals[index], &binding_at(p)),
                     _ => match rows[index] {
                         (t, _) if t & (1 << p) != 0 => Status::True,
                         (_, f) if f & (1 << p) != 0 => Status::False,
@@ -1327,12 +1331,15 @@ impl<'a> Propagator<'a> {
             match slots.enforce.get(unknown_index) {
                 Some(Some(enforce)) if unknown.is_some() => {
                     if self.reasons.is_some() {
-                        self.enforce_clause_by(constraint, unknown, with_z, |s, _| {
-                            s.enforce_slot(enforce, at, p)
-                        })?;
+                        self.enforce_clause_by(
+                            constraint,
+                            unknown,
+                            || binding_at(p),
+                            |s, _| s.enforce_slot(enforce, at, p),
+                        )?;
                     } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
                         // As `enforce_clause_by` without explanations to keep.
-                        return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
+                        return Err(self.enforcement_failed(constraint, &binding_at(p), dead_end));
                     }
                     // An `is` literal enforced at `p` writes the rows read
                     // here at `p` only, which is done with; so does an `==`
@@ -1343,7 +1350,7 @@ impl<'a> Propagator<'a> {
                         read_at = Some(self.writes);
                     }
                 }
-                _ => self.enforce_clause(constraint, unknown, &with_z())?,
+                _ => self.enforce_clause(constraint, unknown, &binding_at(p))?,
             }
         }
         Ok(())

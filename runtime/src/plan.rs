@@ -577,7 +577,8 @@ pub(crate) struct Quiets {
     pub distinct: Vec<Quiet>,
     pub distinct_steps: Vec<u16>,
     /// Per step (and the run's end): the first of `distinct` at or past
-    /// it, or `u16::MAX` where a pass from there reads `all`.
+    /// it, or `u16::MAX` where a pass from there reads `all` (empty when
+    /// no check is taken out).
     pub from: Vec<u16>,
 }
 
@@ -594,20 +595,38 @@ impl Quiets {
                     .flatten()
             })
             .collect();
+        if earlier.iter().all(Option::is_none) {
+            // Nothing to take out: every pass reads `all`.
+            return Quiets {
+                all,
+                distinct: Vec::new(),
+                distinct_steps: Vec::new(),
+                from: Vec::new(),
+            };
+        }
         let distinct_steps: Vec<u16> = (0..n)
             .filter(|&j| earlier[j].is_none())
             .map(|j| j as u16)
             .collect();
         let distinct = distinct_steps.iter().map(|&j| all[j as usize]).collect();
+        // From the end: whether every check taken out at or past a step has
+        // its earlier equal there too.
+        let mut usable = vec![true; n + 1];
+        let mut lowest = usize::MAX;
+        for f in (0..n).rev() {
+            if let Some(i) = earlier[f] {
+                lowest = lowest.min(i);
+            }
+            usable[f] = lowest >= f;
+        }
+        let mut first = 0u16;
         let from = (0..=n)
             .map(|f| {
-                let usable = (f..n).all(|j| earlier[j].is_none_or(|i| i >= f));
-                let first = distinct_steps.iter().filter(|&&j| (j as usize) < f).count();
-                if usable {
-                    first as u16
-                } else {
-                    u16::MAX
+                let at = if usable[f] { first } else { u16::MAX };
+                if earlier.get(f).is_some_and(Option::is_none) {
+                    first += 1;
                 }
+                at
             })
             .collect();
         Quiets {

@@ -512,13 +512,16 @@ impl<B: Backbone> Candidate<B> {
     /// instance, in storage order, of the first choice that has one.
     pub fn next_open(&self, priority: &[u16]) -> Option<InstanceId> {
         let mut hints = self.open_from;
-        self.first_open(priority, &mut hints)
+        let (choice, index) = self.first_open(priority, &mut hints)?;
+        Some(self.instance_id(choice, index))
     }
 
     /// [`Candidate::next_open`], remembering which instances were found
     /// settled so that the next search skips them (for descents, which
-    /// ask after every decision).
-    pub(crate) fn next_open_mut(&mut self, priority: &[u16]) -> Option<InstanceId> {
+    /// ask after every decision). The instance is given by its choice and
+    /// its index in storage order, without gathering its objects (see
+    /// [`Candidate::instance_id`], [`Candidate::decide`]).
+    pub(crate) fn next_open_mut(&mut self, priority: &[u16]) -> Option<(u16, usize)> {
         let mut hints = self.open_from;
         let found = self.first_open(priority, &mut hints);
         self.open_from = hints;
@@ -526,8 +529,9 @@ impl<B: Backbone> Candidate<B> {
     }
 
     /// The search of [`Candidate::next_open`], from the instances of
-    /// `hints` on, which it moves past the settled instances it reads.
-    fn first_open(&self, priority: &[u16], hints: &mut [u32; OPEN_HINTS]) -> Option<InstanceId> {
+    /// `hints` on, which it moves past the settled instances it reads:
+    /// the choice and index of the instance found.
+    fn first_open(&self, priority: &[u16], hints: &mut [u32; OPEN_HINTS]) -> Option<(u16, usize)> {
         let model = self.model();
         let choices = priority
             .iter()
@@ -553,13 +557,65 @@ impl<B: Backbone> Candidate<B> {
                 *hint = (start + found.unwrap_or(words.len())) as u32;
             }
             if let Some(offset) = found {
-                return Some(InstanceId {
-                    choice: c,
-                    objects: self.layout.instance_objects(c, start + offset),
-                });
+                return Some((c, start + offset));
             }
         }
         None
+    }
+
+    /// The instance of `choice` stored at `index`, its objects in storage
+    /// order.
+    pub(crate) fn instance_id(&self, choice: u16, index: usize) -> InstanceId {
+        InstanceId {
+            choice,
+            objects: self.layout.instance_objects(choice, index),
+        }
+    }
+
+    /// The values left to the enum or integer instance of `choice` stored
+    /// at `index`, in storage order: [`Candidate::alternative_values`] of
+    /// an instance [`Candidate::next_open_mut`] found.
+    pub(crate) fn open_values(&self, choice: u16, index: usize) -> u64 {
+        let shape = &self.layout.shapes[choice as usize];
+        self.words[shape.base + index * shape.width]
+    }
+
+    /// [`Candidate::apply`] of a decision on an instance that
+    /// [`Candidate::next_open_mut`] found, `values` in storage order:
+    /// the same propagation, without looking the instance up by its
+    /// objects (a descent decides after every search).
+    pub(crate) fn decide(&mut self, choice: u16, index: usize, values: u64) -> Result<(), DeadEnd> {
+        if self.open_values(choice, index) & values == 0 {
+            // Refused: `apply` says what removed the values.
+            let instance = self.instance_id(choice, index);
+            return self.apply(&Action {
+                choice,
+                objects: instance.objects,
+                values,
+            });
+        }
+        // The fields apart, so that the layout is borrowed rather than
+        // counted once more.
+        let Candidate {
+            layout,
+            words,
+            reasons,
+            scratch,
+            ..
+        } = self;
+        let mut propagator = Propagator::with_scratch(
+            layout,
+            words,
+            reasons.as_deref_mut(),
+            std::mem::take(scratch),
+        );
+        // The instance keeps some of its values: this write cannot fail.
+        let propagated = propagator
+            .restrict_instance(choice, index, false, values)
+            .and_then(|()| propagator.run());
+        *scratch = propagator.into_scratch();
+        propagated?;
+        self.fire_triggers()
     }
 
     fn raw_mask(&self, instance: &InstanceId) -> u64 {

@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use crate::action::{Action, DeadEnd};
+use crate::action::DeadEnd;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
 
@@ -40,20 +40,17 @@ pub fn random_descent<B: Backbone, R: Rng>(
 ) -> Descent<B> {
     let mut candidate = start.clone();
     let mut decisions = 0;
-    while let Some(instance) = candidate.next_open_mut(priority) {
-        // The `k`-th of `alternatives`, without building the others.
-        let mut values = candidate.alternative_values(&instance);
+    while let Some((choice, index)) = candidate.next_open_mut(priority) {
+        // The `k`-th of `alternatives`, without building the others (nor
+        // the instance's objects: the values are in storage order, which
+        // is the order of the objects `next_open` gives).
+        let mut values = candidate.open_values(choice, index);
         let k = rng.random_range(0..values.count_ones() as usize);
         for _ in 0..k {
             values &= values - 1;
         }
-        let action = Action {
-            choice: instance.choice,
-            objects: instance.objects,
-            values: values & values.wrapping_neg(),
-        };
         decisions += 1;
-        if let Err(dead_end) = candidate.apply(&action) {
+        if let Err(dead_end) = candidate.decide(choice, index, values & values.wrapping_neg()) {
             return Descent::DeadEnd {
                 dead_end,
                 decisions,
@@ -77,7 +74,8 @@ pub fn random_descent_backtracking<B: Backbone, R: Rng>(
 ) -> Descent<B> {
     let mut candidate = start.clone();
     let mut decisions = 0;
-    while let Some(instance) = candidate.next_open_mut(priority) {
+    while let Some((choice, index)) = candidate.next_open_mut(priority) {
+        let instance = candidate.instance_id(choice, index);
         let mut alternatives = candidate.alternatives(&instance);
         loop {
             let action = alternatives.swap_remove(rng.random_range(0..alternatives.len()));

@@ -358,7 +358,7 @@ impl<'a> Propagator<'a> {
 
     /// [`Propagator::restrict`] of an instance found already: `reversed`
     /// says whether `allowed` is in the other orientation.
-    fn restrict_instance(
+    pub(crate) fn restrict_instance(
         &mut self,
         choice: u16,
         instance: usize,

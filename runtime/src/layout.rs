@@ -61,6 +61,11 @@ pub(crate) struct Shape {
     pub sizes: Vec<usize>,
     /// Two parameters of one set stored as the triangle `p0 < p1`.
     pub triangle: bool,
+    /// A symmetric or antisymmetric choice of two parameters: a change is
+    /// visited in both orientations (found once, for every change).
+    pub two_way: bool,
+    /// An enum choice (its `is` literals are read from masks).
+    pub is_enum: bool,
     /// Bit planes kept beside the masks of a triangle enum choice over a
     /// plain set of at most 64 objects: see [`Planes`].
     pub planes: Option<Planes>,
@@ -77,6 +82,8 @@ pub(crate) struct Planes {
     pub set: u16,
     /// The values an instance's domain may hold (`values` low bits).
     pub all: u64,
+    /// The positions of the set's objects (its `n` low bits).
+    pub positions: u64,
     /// For an antisymmetric choice, the value `c(b, a)` takes when
     /// `c(a, b)` takes `v`: the high object's row keeps `inverse[v]`.
     /// Kept here so that writing planes does not look the choice up.
@@ -307,6 +314,8 @@ impl Layout {
                 sets,
                 sizes,
                 triangle,
+                two_way: choice.symmetry != Symmetry::None && choice.params.len() == 2,
+                is_enum: matches!(choice.kind, ChoiceKind::Enum { .. }),
                 planes: None,
             });
             base += count * width;
@@ -332,6 +341,7 @@ impl Layout {
                         } else {
                             (1u64 << values.len()) - 1
                         },
+                        positions: if n >= 64 { u64::MAX } else { (1u64 << n) - 1 },
                         inverse: match choice.symmetry {
                             Symmetry::Antisymmetric { inverse } => Some(inverse),
                             _ => None,

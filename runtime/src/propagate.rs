@@ -2864,14 +2864,15 @@ impl<'a> Propagator<'a> {
         positions: Option<(usize, usize)>,
         old: u64,
     ) -> Flow {
-        let model = self.model();
-        let symmetric =
-            model.choices[choice as usize].symmetry != Symmetry::None && objects.len() == 2;
+        let layout = self.layout;
+        // The choice's facts, found once per layout.
+        let shape = &layout.shapes[choice as usize];
+        let is_enum = shape.is_enum;
         let reversed = [
             objects.get(1).copied().unwrap_or(0),
             objects.first().copied().unwrap_or(0),
         ];
-        let orientations: &[&[ObjectId]] = if symmetric {
+        let orientations: &[&[ObjectId]] = if shape.two_way {
             &[objects, &reversed]
         } else {
             &[objects]
@@ -2879,20 +2880,24 @@ impl<'a> Propagator<'a> {
         // The changed instance's mask as seen from each orientation, read
         // once: the `is` literals on it are tested against these. Should a
         // clause below restrict this instance again, it is queued again.
-        let is_enum = matches!(model.choices[choice as usize].kind, ChoiceKind::Enum { .. });
-        let shape = &self.layout.shapes[choice as usize];
-        let masks = if shape.triangle {
-            // Stored in the first orientation.
-            let mask = self.words[shape.base + instance];
-            [mask, self.layout.map_inverse(choice, mask)]
-        } else {
-            // Orientation 0 is the instance itself, stored as it is.
-            [
-                self.words[shape.base + instance * shape.width],
-                orientations.get(1).map_or(0, |o| self.mask(choice, o)),
-            ]
+        // A triangle instance is stored in the first orientation; its mask
+        // in the second is mapped where it is read (`reread`), as runs read
+        // the first alone. Otherwise orientation 0 is the instance itself,
+        // stored as it is, and orientation 1 another instance, read now.
+        let masks = [
+            self.words[shape.base + instance * shape.width],
+            match orientations.get(1) {
+                Some(o) if !shape.triangle => self.mask(choice, o),
+                _ => 0,
+            },
+        ];
+        let reread = |masks: [u64; 2]| {
+            if shape.triangle {
+                [masks[0], layout.map_inverse(choice, masks[0])]
+            } else {
+                masks
+            }
         };
-        let layout = self.layout;
         // For a triangle choice with planes: the positions of the
         // instance's objects, for slot plans.
         let views = shape.planes.as_ref().map(|planes| {
@@ -2927,8 +2932,7 @@ impl<'a> Propagator<'a> {
             let mut rows = [0usize; 2];
             let mut values = 0;
             if let (Some(views), Some(planes)) = (&views, &shape.planes) {
-                let n = layout.plain_objects(planes.set).len();
-                let full = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+                let full = planes.positions;
                 let [low, high] = views[0].positions;
                 valid = [
                     full,
@@ -3042,6 +3046,7 @@ impl<'a> Propagator<'a> {
                 }
             }
         } else {
+            let masks = reread(masks);
             for visit in visits {
                 for (orientation, objects) in orientations.iter().enumerate() {
                     // An `is` literal that did not become false cannot make
@@ -3061,7 +3066,13 @@ impl<'a> Propagator<'a> {
                 }
             }
         }
-        for read in &layout.counter_reads[choice as usize] {
+        let reads = &layout.counter_reads[choice as usize];
+        let masks = if reads.is_empty() {
+            masks
+        } else {
+            reread(masks)
+        };
+        for read in reads {
             let (def, params) = (read.def, read.params);
             for (orientation, objects) in orientations.iter().enumerate() {
                 // A counter reads an `is` literal only through its status:

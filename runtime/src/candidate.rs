@@ -398,16 +398,17 @@ impl<B: Backbone> Candidate<B> {
     /// certain; when they add objects, lays the candidate out again: old
     /// domains are kept, new instances start with every value, and every
     /// constraint is propagated. Repeats until no trigger is pending.
+    #[inline]
     fn fire_triggers(&mut self) -> Result<(), DeadEnd> {
-        if self
-            .layout
-            .model
-            .triggers
-            .iter()
-            .all(|t| !matches!(t.action, TriggerAction::Callback { .. }))
-        {
+        if !self.layout.callbacks {
             return Ok(());
         }
+        self.fire_pending()
+    }
+
+    /// [`Candidate::fire_triggers`] of a space with callbacks.
+    #[inline(never)]
+    fn fire_pending(&mut self) -> Result<(), DeadEnd> {
         loop {
             let layout = Arc::clone(&self.layout);
             let pending: Vec<(u16, Vec<ObjectId>)> = Propagator::new(&layout, &mut self.words)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::backbone::{Backbone, ObjectId};
 use crate::model::{
-    ChoiceKind, CounterDef, Literal, Model, PropertyType, SetDef, Symmetry, Universe,
+    ChoiceKind, CounterDef, Literal, Model, PropertyType, SetDef, Symmetry, TriggerAction, Universe,
 };
 use crate::propagate::map_mask;
 
@@ -146,6 +146,9 @@ pub struct Layout {
     /// Per choice, the quotient set whose membership flag it is, if any
     /// (found once: the propagator asks on every change).
     pub(crate) flag_of: Vec<Option<u16>>,
+    /// Whether a trigger calls the host (candidates look for pending ones
+    /// after every decision only then).
+    pub(crate) callbacks: bool,
     /// [`Layout::triangle_positions`] of the first instances (those of a
     /// set of up to [`TRIANGLE_TABLE_OBJECTS`] objects).
     triangle_table: Vec<(u8, u8)>,
@@ -202,6 +205,10 @@ impl Layout {
             counter_reads: Vec::new(),
             property_rows: Vec::new(),
             counter_plans: Vec::new(),
+            callbacks: model
+                .triggers
+                .iter()
+                .any(|t| matches!(t.action, TriggerAction::Callback { .. })),
             flag_of: (0..model.choices.len())
                 .map(|choice| {
                     let flags =

@@ -222,7 +222,9 @@ impl<'a> Propagator<'a> {
     }
 
     /// [`Propagator::explained`] with the buffers of `scratch` (an empty
-    /// queue, as [`Propagator::into_scratch`] leaves it).
+    /// queue, as [`Propagator::into_scratch`] leaves it). Inlined, as is
+    /// `into_scratch`: a decision hands the buffers over twice.
+    #[inline(always)]
     pub fn with_scratch(
         layout: &'a Layout,
         words: &'a mut [u64],
@@ -264,6 +266,7 @@ impl<'a> Propagator<'a> {
 
     /// The buffers, for the next propagation on the same candidate: the
     /// queue left by a dead end is emptied.
+    #[inline]
     pub fn into_scratch(mut self) -> Scratch {
         if !self.queue.is_empty() {
             self.queue.clear();

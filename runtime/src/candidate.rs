@@ -533,35 +533,37 @@ impl<B: Backbone> Candidate<B> {
     /// `hints` on, which it moves past the settled instances it reads:
     /// the choice and index of the instance found.
     fn first_open(&self, priority: &[u16], hints: &mut [u32; OPEN_HINTS]) -> Option<(u16, usize)> {
-        let model = self.model();
-        let choices = priority
-            .iter()
-            .copied()
-            .chain(0..model.choices.len() as u16);
-        for c in choices {
-            let Some(choice) = model.choices.get(c as usize) else {
-                continue;
-            };
-            if matches!(choice.kind, ChoiceKind::Counter(_)) {
-                continue;
-            }
-            let shape = &self.layout.shapes[c as usize];
-            let hint = hints.get_mut(c as usize);
-            let start = hint
-                .as_ref()
-                .map_or(0, |&&mut h| (h as usize).min(shape.count));
-            let words = &self.words[shape.base + start..shape.base + shape.count];
-            // More than one value: cheaper than a population count
-            // without a hardware one.
-            let found = words.iter().position(|w| w & w.wrapping_sub(1) != 0);
-            if let Some(hint) = hint {
-                *hint = (start + found.unwrap_or(words.len())) as u32;
-            }
-            if let Some(offset) = found {
-                return Some((c, start + offset));
+        // The priority choices, then every choice (two loops rather than
+        // a chain of iterators: this runs after every decision).
+        for &c in priority {
+            if let Some(found) = self.open_in(c, hints) {
+                return Some(found);
             }
         }
-        None
+        (0..self.model().choices.len() as u16).find_map(|c| self.open_in(c, hints))
+    }
+
+    /// The first open instance of `choice` from its hint on, if any (see
+    /// [`Candidate::first_open`]).
+    #[inline]
+    fn open_in(&self, c: u16, hints: &mut [u32; OPEN_HINTS]) -> Option<(u16, usize)> {
+        let choice = self.model().choices.get(c as usize)?;
+        if matches!(choice.kind, ChoiceKind::Counter(_)) {
+            return None;
+        }
+        let shape = &self.layout.shapes[c as usize];
+        let hint = hints.get_mut(c as usize);
+        let start = hint
+            .as_ref()
+            .map_or(0, |&&mut h| (h as usize).min(shape.count));
+        let words = &self.words[shape.base + start..shape.base + shape.count];
+        // More than one value: cheaper than a population count
+        // without a hardware one.
+        let found = words.iter().position(|w| w & w.wrapping_sub(1) != 0);
+        if let Some(hint) = hint {
+            *hint = (start + found.unwrap_or(words.len())) as u32;
+        }
+        found.map(|offset| (c, start + offset))
     }
 
     /// The instance of `choice` stored at `index`, its objects in storage

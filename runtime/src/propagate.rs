@@ -6,7 +6,7 @@ use fixedbitset::FixedBitSet;
 
 use crate::action::{DeadEnd, InstanceId};
 use crate::backbone::ObjectId;
-use crate::layout::{Layout, Planes, MAX_VARS};
+use crate::layout::{Layout, Planes, Shape, MAX_VARS};
 use crate::model::*;
 use crate::plan::{
     Checks, CounterPlan, CounterRead, Fallback, FreeParam, Hold, ReadScreen, RowLiteral,
@@ -121,6 +121,25 @@ pub(crate) struct Propagator<'a> {
     /// changed instance: its constraint, the instance's word and its value
     /// (see [`Propagator::mirrored_visit`]).
     mirror: Option<(u16, usize, u64)>,
+}
+
+/// An instance taken from the queue, as [`Propagator::run`] hands it to
+/// [`Propagator::on_change`].
+struct Change<'o, 'a> {
+    choice: u16,
+    instance: usize,
+    /// The choice's shape (looked up once per change).
+    shape: &'a Shape,
+    /// The instance's objects, and its first two in reverse (the second
+    /// orientation of a symmetric choice).
+    objects: &'o [ObjectId],
+    reversed: [ObjectId; 2],
+    /// A triangle instance's positions, as `Layout::triangle_positions`
+    /// gives them.
+    positions: Option<(usize, usize)>,
+    /// The instance's word when it was last taken from the queue (or
+    /// before propagation started).
+    old: u64,
 }
 
 /// A propagator's buffers, kept by a candidate between decisions so that
@@ -2718,9 +2737,11 @@ impl<'a> Propagator<'a> {
             let layout = self.layout;
             let shape = &layout.shapes[choice as usize];
             self.queued.set(shape.first_instance + instance, false);
-            // The objects of the commonest shapes read here directly (a
-            // triangle's positions are passed on, for its rows).
+            // The objects of the commonest shapes read here directly, in
+            // both orders for a triangle (whose positions are passed on,
+            // for its rows).
             let mut positions = None;
+            let mut reversed = None;
             let single = match (shape.triangle, &shape.sets[..]) {
                 (true, &[set, ..]) => {
                     let (low, high) = layout.triangle_positions(instance);
@@ -2728,6 +2749,7 @@ impl<'a> Propagator<'a> {
                     let objects = layout.plain_objects(set);
                     objects.get(low).zip(objects.get(high)).map(|(&a, &b)| {
                         buffer[..2].copy_from_slice(&[a, b]);
+                        reversed = Some([b, a]);
                         2
                     })
                 }
@@ -2747,7 +2769,22 @@ impl<'a> Propagator<'a> {
                     }
                 },
             };
-            self.on_change(choice, instance, objects, positions, old)?;
+            let reversed = reversed.unwrap_or_else(|| {
+                [
+                    objects.get(1).copied().unwrap_or(0),
+                    objects.first().copied().unwrap_or(0),
+                ]
+            });
+            let change = Change {
+                choice,
+                instance,
+                shape,
+                objects,
+                reversed,
+                positions,
+                old,
+            };
+            self.on_change(change)?;
         }
         Ok(())
     }
@@ -2855,26 +2892,22 @@ impl<'a> Propagator<'a> {
         }
     }
 
-    /// `old` is the instance's word when it was last taken from the queue
-    /// (or before propagation started).
-    /// `positions` are a triangle instance's positions, as
-    /// `Layout::triangle_positions` gives them.
-    fn on_change(
-        &mut self,
-        choice: u16,
-        instance: usize,
-        objects: &[ObjectId],
-        positions: Option<(usize, usize)>,
-        old: u64,
-    ) -> Flow {
+    /// Visits the constraints and counters that read a changed instance
+    /// (see [`Change`]).
+    #[inline]
+    fn on_change(&mut self, change: Change<'_, 'a>) -> Flow {
+        let Change {
+            choice,
+            instance,
+            shape,
+            objects,
+            reversed,
+            positions,
+            old,
+        } = change;
         let layout = self.layout;
         // The choice's facts, found once per layout.
-        let shape = &layout.shapes[choice as usize];
         let is_enum = shape.is_enum;
-        let reversed = [
-            objects.get(1).copied().unwrap_or(0),
-            objects.first().copied().unwrap_or(0),
-        ];
         let orientations: &[&[ObjectId]] = if shape.two_way {
             &[objects, &reversed]
         } else {

@@ -1185,6 +1185,32 @@ impl<'a> Propagator<'a> {
         Some(same)
     }
 
+    /// [`Propagator::same_domains`] of two instances that read the free
+    /// variable second, as stored (`order($a, $c) == order($b, $c)`), and
+    /// of those only (`None`: other shapes).
+    #[inline(always)]
+    fn same_rows(&self, lhs: &SlotInstance, rhs: &SlotInstance, at: &SlotsAt) -> Option<u64> {
+        let ([SlotArg::Slot(i), SlotArg::Z], [SlotArg::Slot(j), SlotArg::Z]) = (lhs.args, rhs.args)
+        else {
+            return None;
+        };
+        if lhs.choice != rhs.choice {
+            return None;
+        }
+        let planes = self.layout.shapes[lhs.choice as usize].planes?;
+        let row = |slot: u8| planes.base + at.positions[slot as usize & 1] * planes.values;
+        let (l, r) = (row(i), row(j));
+        let (l, r) = (
+            self.words.get(l..l + planes.values)?,
+            self.words.get(r..r + planes.values)?,
+        );
+        Some(
+            l.iter()
+                .zip(r)
+                .fold(u64::MAX, |same, (l, r)| same & !(l ^ r)),
+        )
+    }
+
     /// [`Propagator::idle_units`] position by position.
     fn idle_units_at(
         &self,
@@ -1252,6 +1278,12 @@ impl<'a> Propagator<'a> {
         let by_rows = !slots.reads_binding;
         let mut satisfied_at = 0u64;
         let mut unknown_at = [0u64; MAX_ROW_LITERALS];
+        // Per `==` literal, the positions where its two instances have
+        // equal domains (enforcing it there writes nothing), read from the
+        // planes when first needed after a read of the statuses; valid as
+        // long as they are (a write at `p` changes the rows at `p` only).
+        let mut same_at = [None::<u64>; MAX_ROW_LITERALS];
+        let slot_positions = at.positions.iter().fold(0u64, |m, &q| m | 1 << q);
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
@@ -1277,6 +1309,7 @@ impl<'a> Propagator<'a> {
                         unknown_at[index] = unknown;
                     }
                     satisfied_at = holds | two;
+                    same_at = [None; MAX_ROW_LITERALS];
                 }
             }
             if by_rows {
@@ -1291,6 +1324,22 @@ impl<'a> Propagator<'a> {
                 let enforce = index.and_then(|i| slots.enforce.get(i));
                 match (index, enforce) {
                     (Some(index), Some(Some(enforce))) => {
+                        // An `==` whose instances have equal domains at `p`
+                        // (not a slot's position, where one is the changed
+                        // instance): enforcing it would write nothing.
+                        if let (Some((lhs, rhs)), Some(same)) =
+                            (equality_of(slots, index), same_at.get_mut(index))
+                        {
+                            let same = match *same {
+                                Some(same) => same,
+                                None => *same.insert(
+                                    self.same_rows(lhs, rhs, at).unwrap_or(0) & !slot_positions,
+                                ),
+                            };
+                            if same & (1 << p) != 0 {
+                                continue;
+                            }
+                        }
                         if self.reasons.is_some() {
                             self.enforce_clause_by(
                                 constraint,
@@ -1298,6 +1347,18 @@ impl<'a> Propagator<'a> {
                                 || binding_at(p),
                                 |s, _| s.enforce_slot(enforce, at, p),
                             )?;
+                        } else if let SlotEnforce::Is { instance, values } = enforce {
+                            // `enforce_slot` without its dispatch.
+                            let (i, reversed) = at.instance(instance, p);
+                            if let Err(dead_end) =
+                                self.restrict_instance(instance.choice, i, reversed, *values)
+                            {
+                                return Err(self.enforcement_failed(
+                                    constraint,
+                                    &binding_at(p),
+                                    dead_end,
+                                ));
+                            }
                         } else if let Err(dead_end) = self.enforce_slot(enforce, at, p) {
                             // As `enforce_clause_by` without explanations to keep.
                             return Err(self.enforcement_failed(

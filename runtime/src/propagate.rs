@@ -1106,26 +1106,17 @@ impl<'a> Propagator<'a> {
         if lhs.choice != rhs.choice {
             return None;
         }
-        let planes = self.layout.shapes[lhs.choice as usize].planes?;
+        let planes = self.layout.shapes[lhs.choice as usize].planes.as_ref()?;
         // Per value, where the instance has it: a row of planes (the
         // value mapped through the inverse when the free variable comes
         // first), or everywhere or nowhere for an instance without it.
         let row = |slot: u8| planes.base + at.positions[slot as usize & 1] * planes.values;
-        if let ([SlotArg::Slot(i), SlotArg::Z], [SlotArg::Slot(j), SlotArg::Z]) =
+        if let ([SlotArg::Slot(_), SlotArg::Z], [SlotArg::Slot(_), SlotArg::Z]) =
             (lhs.args, rhs.args)
         {
             // The commonest shape (`order($a, $c) == order($b, $c)`): two
             // rows read as they are stored, as below without the cases.
-            let (l, r) = (row(i), row(j));
-            let (l, r) = (
-                self.words.get(l..l + planes.values)?,
-                self.words.get(r..r + planes.values)?,
-            );
-            return Some(
-                l.iter()
-                    .zip(r)
-                    .fold(u64::MAX, |same, (l, r)| same & !(l ^ r)),
-            );
+            return self.same_rows(lhs, rhs, at);
         }
         // A row against an instance without the free variable (on the
         // ordering space, the changed instance itself: `order($a, $c) ==
@@ -1146,15 +1137,14 @@ impl<'a> Propagator<'a> {
             _ => None,
         };
         if let Some(((first, inverse), mask)) = against {
-            let mut same = u64::MAX;
-            for v in 0..planes.values {
-                let stored = inverse.map_or(v, |inverse| {
-                    inverse.get(v).copied().unwrap_or(v as u8) as usize
-                });
-                let plane = self.words[first + stored];
-                same &= if mask & (1 << v) != 0 { plane } else { !plane };
-            }
-            return Some(same);
+            // The mask is mapped through the inverse (a permutation of the
+            // values) once, rather than each value: the planes are then
+            // read in storage order.
+            let mask = inverse.map_or(mask, |inverse| map_mask(mask, inverse));
+            let row = self.words.get(first..first + planes.values)?;
+            return Some(row.iter().enumerate().fold(u64::MAX, |same, (v, &plane)| {
+                same & !(plane ^ 0u64.wrapping_sub(mask >> v & 1))
+            }));
         }
         let has = |instance: &SlotInstance| match instance.args {
             [SlotArg::Slot(i), SlotArg::Z] => (row(i), None, 0),

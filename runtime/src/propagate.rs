@@ -1272,7 +1272,7 @@ impl<'a> Propagator<'a> {
         // equal domains (enforcing it there writes nothing), read from the
         // planes when first needed after a read of the statuses; valid as
         // long as they are (a write at `p` changes the rows at `p` only).
-        let mut same_at = [None::<u64>; MAX_ROW_LITERALS];
+        let (mut same_at, mut same_read) = ([0u64; MAX_ROW_LITERALS], 0u32);
         let slot_positions = at.positions.iter().fold(0u64, |m, &q| m | 1 << q);
         while units != 0 {
             let p = units.trailing_zeros() as usize;
@@ -1299,7 +1299,7 @@ impl<'a> Propagator<'a> {
                         unknown_at[index] = unknown;
                     }
                     satisfied_at = holds | two;
-                    same_at = [None; MAX_ROW_LITERALS];
+                    same_read = 0;
                 }
             }
             if by_rows {
@@ -1320,13 +1320,13 @@ impl<'a> Propagator<'a> {
                         if let (Some((lhs, rhs)), Some(same)) =
                             (equality_of(slots, index), same_at.get_mut(index))
                         {
-                            let same = match *same {
-                                Some(same) => same,
-                                None => *same.insert(
-                                    self.same_rows(lhs, rhs, at).unwrap_or(0) & !slot_positions,
-                                ),
-                            };
-                            if same & (1 << p) != 0 {
+                            // `same_read` has bit `index` once `same_at[index]`
+                            // is read.
+                            if same_read & 1 << index == 0 {
+                                same_read |= 1 << index;
+                                *same = self.same_rows(lhs, rhs, at).unwrap_or(0) & !slot_positions;
+                            }
+                            if *same & (1 << p) != 0 {
                                 continue;
                             }
                         }

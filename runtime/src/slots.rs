@@ -506,7 +506,6 @@ impl RowOrs {
 /// Fills a table from the first `VALUES` planes of a row: the sets with
 /// value `v` are those without it, or `v`'s plane (constant counts,
 /// unrolled).
-#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 fn fill_with<const VALUES: usize>(ors: &mut [u64; 1 << ROW_ORS_VALUES], planes: &[u64]) {
     let Ok(planes) = <&[u64; VALUES]>::try_from(planes) else {
@@ -514,46 +513,11 @@ fn fill_with<const VALUES: usize>(ors: &mut [u64; 1 << ROW_ORS_VALUES], planes: 
     };
     ors[0] = 0;
     for (v, &plane) in planes.iter().enumerate() {
+        // Split so that the compiler sees the two halves apart (and
+        // vectorizes the copy).
         let (without, with) = ors.split_at_mut(1 << v);
         for (to, &from) in with.iter_mut().zip(without.iter()) {
             *to = from | plane;
-        }
-    }
-}
-
-/// Fills a table from the first `VALUES` planes of a row, as above, two
-/// sets at a time: sets `2k` and `2k + 1` (without and with value 0) are
-/// one SSE2 register, so each value past the first is one `por` per two
-/// entries. The compiler keeps the scalar form scalar (about twice the
-/// instructions: the fills are some 8% of a descent on the ordering
-/// space).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn fill_with<const VALUES: usize>(ors: &mut [u64; 1 << ROW_ORS_VALUES], planes: &[u64]) {
-    use std::arch::x86_64::{
-        __m128i, _mm_or_si128, _mm_set1_epi64x, _mm_set_epi64x, _mm_setzero_si128, _mm_storeu_si128,
-    };
-    let Ok(planes) = <&[u64; VALUES]>::try_from(planes) else {
-        return;
-    };
-    let Some((&first, rest)) = planes.split_first() else {
-        ors[0] = 0;
-        return;
-    };
-    // SAFETY: SSE2 is part of the x86-64 baseline, so its intrinsics are
-    // available; each store writes one two-entry chunk of `ors`.
-    unsafe {
-        let mut pairs = [_mm_setzero_si128(); 1 << (ROW_ORS_VALUES - 1)];
-        pairs[0] = _mm_set_epi64x(first as i64, 0);
-        for (v, &plane) in rest.iter().enumerate() {
-            let plane = _mm_set1_epi64x(plane as i64);
-            let (without, with) = pairs.split_at_mut(1 << v);
-            for (to, &from) in with.iter_mut().zip(without.iter()) {
-                *to = _mm_or_si128(from, plane);
-            }
-        }
-        for (to, &pair) in ors.chunks_exact_mut(2).zip(&pairs[..(1 << VALUES) / 2]) {
-            _mm_storeu_si128(to.as_mut_ptr().cast::<__m128i>(), pair);
         }
     }
 }

@@ -868,8 +868,10 @@ impl<'a> Propagator<'a> {
             self.words[planes.base + low * planes.values + v] &= !(1 << high);
             self.words[planes.base + high * planes.values + back] &= !(1 << low);
         }
-        self.row_ors.changed(planes.base + low * planes.values);
-        self.row_ors.changed(planes.base + high * planes.values);
+        self.row_ors.changed([
+            planes.base + low * planes.values,
+            planes.base + high * planes.values,
+        ]);
     }
 
     /// Recomputes every plane from the masks.

@@ -486,12 +486,13 @@ impl RowOrs {
         self.first[table & 1] = first;
     }
 
-    /// A plane of the row from word `first` changed: computed again when
-    /// next read.
-    #[inline]
-    pub fn changed(&mut self, first: usize) {
+    /// A plane of the rows from words `rows` changed (the two rows of a
+    /// written instance): their tables are computed again when next read.
+    #[inline(always)]
+    pub fn changed(&mut self, rows: [usize; 2]) {
         for table in &mut self.first {
-            if *table == first {
+            // One pass over both rows, without a branch per row.
+            if (*table == rows[0]) | (*table == rows[1]) {
                 *table = usize::MAX;
             }
         }

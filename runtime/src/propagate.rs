@@ -387,16 +387,24 @@ impl<'a> Propagator<'a> {
         reversed: bool,
         allowed: u64,
     ) -> Flow {
-        // The shape is looked up once, for the word, the planes and the
-        // queue key (this is the end of every enforcement).
-        let layout = self.layout;
-        let shape = &layout.shapes[choice as usize];
-        let word = shape.base + instance * shape.width;
         let allowed = if reversed {
-            layout.map_inverse(choice, allowed)
+            self.layout.map_inverse(choice, allowed)
         } else {
             allowed
         };
+        self.restrict_stored(choice, instance, allowed)
+    }
+
+    /// [`Propagator::restrict_instance`] with `allowed` in storage
+    /// orientation, inlined where units are enforced in a loop
+    /// (`pair_units`, which maps each literal's values once rather than
+    /// once per unit): no call per unit.
+    #[inline(always)]
+    fn restrict_stored(&mut self, choice: u16, instance: usize, allowed: u64) -> Flow {
+        // The shape is looked up once, for the word, the planes and the
+        // queue key (this is the end of every enforcement).
+        let shape = &self.layout.shapes[choice as usize];
+        let word = shape.base + instance * shape.width;
         let old = self.words[word];
         let new = old & allowed;
         if new == old {
@@ -855,7 +863,7 @@ impl<'a> Propagator<'a> {
 
     /// Takes the values `removed` from a triangle instance out of its
     /// choice's `planes`.
-    #[inline]
+    #[inline(always)]
     fn clear_planes(&mut self, planes: &Planes, instance: usize, removed: u64) {
         let (low, high) = self.layout.triangle_positions(instance);
         let mut rest = removed & planes.all;
@@ -1482,13 +1490,19 @@ impl<'a> Propagator<'a> {
         let def = &self.model().constraints[constraint as usize];
         let objects = self.layout.plain_objects(plan.set);
         let explained = self.reasons.is_some();
+        // Each literal's values in both orientations of its instance (as
+        // `restrict_instance` maps them), mapped once rather than per unit.
+        let both = |instance: &SlotInstance, values: u64| {
+            [values, self.layout.map_inverse(instance.choice, values)]
+        };
+        let (a_values, b_values) = (both(a_instance, *a_values), both(b_instance, *b_values));
         while units != 0 {
             let p = units.trailing_zeros() as usize;
             units &= units - 1;
             let (literal, instance, values) = if a_in & (1 << p) != 0 {
-                (a, a_instance, *a_values)
+                (a, a_instance, a_values)
             } else {
-                (b, b_instance, *b_values)
+                (b, b_instance, b_values)
             };
             // The binding, made only where it is read.
             let with_z = || {
@@ -1497,18 +1511,16 @@ impl<'a> Propagator<'a> {
                 with_z
             };
             // `enforce_slot` of the `is` literal, without its dispatch.
-            let enforce = |s: &mut Self| {
-                let (index, reversed) = at.instance(instance, p);
-                s.restrict_instance(instance.choice, index, reversed, values)
-            };
+            let (index, reversed) = at.instance(instance, p);
+            let allowed = values[reversed as usize];
             if explained {
                 self.enforce_clause_by(
                     constraint,
                     Some(&def.literals[literal]),
                     with_z,
-                    |s, _| enforce(s),
+                    |s, _| s.restrict_instance(instance.choice, index, false, allowed),
                 )?;
-            } else if let Err(dead_end) = enforce(self) {
+            } else if let Err(dead_end) = self.restrict_stored(instance.choice, index, allowed) {
                 // As `enforce_clause_by` without explanations to keep.
                 return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
             }

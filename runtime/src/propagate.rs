@@ -3000,25 +3000,19 @@ impl<'a> Propagator<'a> {
             }
         };
         // For a triangle choice with planes: the positions of the
-        // instance's objects, for slot plans.
-        let views = shape.planes.as_ref().map(|planes| {
+        // instance's objects, for slot plans, in the first orientation (the
+        // second is made where a step reads it, see `oriented`).
+        let view = shape.planes.as_ref().map(|planes| {
             let (low, high) = positions.unwrap_or_else(|| layout.triangle_positions(instance));
-            let word = shape.base + instance;
-            let row = |position: usize| planes.base + position * planes.values;
-            // Orientation `flip` reads the instance's objects in reverse.
-            let view = |flip: usize| {
-                let positions = if flip == 0 { [low, high] } else { [high, low] };
-                SlotsAt {
-                    objects: orientations[flip],
-                    flip,
-                    positions,
-                    rows: positions.map(row),
-                    values: planes.values,
-                    word,
-                    choice,
-                }
-            };
-            [view(0), view(1)]
+            SlotsAt {
+                objects,
+                flip: 0,
+                positions: [low, high],
+                rows: [low, high].map(|position| planes.base + position * planes.values),
+                values: planes.values,
+                word: shape.base + instance,
+                choice,
+            }
         });
         let visits = &layout.visits[choice as usize];
         let run = layout.runs[choice as usize]
@@ -3032,16 +3026,16 @@ impl<'a> Propagator<'a> {
             let mut valid = [0u64; 4];
             let mut rows = [0usize; 2];
             let mut values = 0;
-            if let (Some(views), Some(planes)) = (&views, &shape.planes) {
+            if let (Some(view), Some(planes)) = (&view, &shape.planes) {
                 let full = planes.positions;
-                let [low, high] = views[0].positions;
+                let [low, high] = view.positions;
                 valid = [
                     full,
                     full & !(1 << low),
                     full & !(1 << high),
                     full & !(1 << low) & !(1 << high),
                 ];
-                rows = views[0].rows;
+                rows = view.rows;
                 values = planes.values;
             }
             self.row_ors.set_valid(&valid);
@@ -3087,10 +3081,11 @@ impl<'a> Propagator<'a> {
                             continue;
                         }
                         let visit = &visits[index as usize];
-                        if let (Some(slots), Some(plan), Some(views)) =
-                            (&visit.slots, &visit.plan, &views)
+                        if let (Some(slots), Some(plan), Some(view)) =
+                            (&visit.slots, &visit.plan, &view)
                         {
-                            let at = &views[orientation as usize];
+                            let mut flipped = None;
+                            let at = oriented(view, orientation.into(), &reversed, &mut flipped);
                             self.pair_units(visit, plan, slots, at, failed, units, a_in)?;
                         }
                         fresh = false;
@@ -3103,12 +3098,13 @@ impl<'a> Propagator<'a> {
                         reads,
                     } => {
                         let visit = &visits[index as usize];
-                        let (Some(slots), Some(plan), Some(views)) =
-                            (&visit.slots, &visit.plan, &views)
+                        let (Some(slots), Some(plan), Some(view)) =
+                            (&visit.slots, &visit.plan, &view)
                         else {
                             continue;
                         };
-                        let at = &views[orientation as usize];
+                        let mut flipped = None;
+                        let at = oriented(view, orientation.into(), &reversed, &mut flipped);
                         if reads_domain && moved {
                             fresh = false;
                             self.slot_filter(visit, plan, slots, at)?;
@@ -3132,10 +3128,12 @@ impl<'a> Propagator<'a> {
                     Step::Visit { index, orientation } => {
                         let orientation = orientation as usize;
                         let visit = &visits[index as usize];
-                        match (&visit.slots, &visit.plan, &views) {
-                            (Some(slots), Some(plan), Some(views)) => {
+                        match (&visit.slots, &visit.plan, &view) {
+                            (Some(slots), Some(plan), Some(view)) => {
                                 fresh = false;
-                                self.slot_filter(visit, plan, slots, &views[orientation])?
+                                let mut flipped = None;
+                                let at = oriented(view, orientation, &reversed, &mut flipped);
+                                self.slot_filter(visit, plan, slots, at)?
                             }
                             _ if visit.skips(instance, orientation) => {}
                             _ => {
@@ -3162,8 +3160,11 @@ impl<'a> Propagator<'a> {
                     if visit.skips(instance, orientation) {
                         continue;
                     }
-                    let views = views.as_ref().map(|views| &views[orientation]);
-                    self.visit(visit, objects, views)?;
+                    let mut flipped = None;
+                    let view = view
+                        .as_ref()
+                        .map(|view| oriented(view, orientation, &reversed, &mut flipped));
+                    self.visit(visit, objects, view)?;
                 }
             }
         }
@@ -3474,4 +3475,31 @@ pub(crate) fn compare_status(op: CompareOp, l: Range, r: Range) -> Status {
     } else {
         Status::Unknown
     }
+}
+
+/// The slot view of a changed instance in `orientation`, from its view in
+/// the first (`view`): the second reads the instance's objects in reverse
+/// (`reversed`), made in `flipped` only when a step reads it (most read the
+/// first alone).
+#[inline(always)]
+fn oriented<'v, 'o>(
+    view: &'v SlotsAt<'o>,
+    orientation: usize,
+    reversed: &'o [ObjectId],
+    flipped: &'v mut Option<SlotsAt<'o>>,
+) -> &'v SlotsAt<'o> {
+    if orientation == 0 {
+        return view;
+    }
+    let [low, high] = view.positions;
+    let [low_row, high_row] = view.rows;
+    flipped.insert(SlotsAt {
+        objects: reversed,
+        flip: 1,
+        positions: [high, low],
+        rows: [high_row, low_row],
+        values: view.values,
+        word: view.word,
+        choice: view.choice,
+    })
 }

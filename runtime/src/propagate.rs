@@ -380,6 +380,7 @@ impl<'a> Propagator<'a> {
 
     /// [`Propagator::restrict`] of an instance found already: `reversed`
     /// says whether `allowed` is in the other orientation.
+    #[inline]
     pub(crate) fn restrict_instance(
         &mut self,
         choice: u16,

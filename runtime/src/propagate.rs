@@ -393,15 +393,22 @@ impl<'a> Propagator<'a> {
         } else {
             allowed
         };
-        self.restrict_stored(choice, instance, allowed)
+        self.restrict_stored(choice, instance, None, allowed)
     }
 
     /// [`Propagator::restrict_instance`] with `allowed` in storage
     /// orientation, inlined where units are enforced in a loop
     /// (`pair_units`, which maps each literal's values once rather than
-    /// once per unit): no call per unit.
+    /// once per unit): no call per unit. `positions`, where the caller
+    /// knows them, are the triangle positions of an instance with planes.
     #[inline(always)]
-    fn restrict_stored(&mut self, choice: u16, instance: usize, allowed: u64) -> Flow {
+    fn restrict_stored(
+        &mut self,
+        choice: u16,
+        instance: usize,
+        positions: Option<(usize, usize)>,
+        allowed: u64,
+    ) -> Flow {
         // The shape is looked up once, for the word, the planes and the
         // queue key (this is the end of every enforcement).
         let shape = &self.layout.shapes[choice as usize];
@@ -414,7 +421,8 @@ impl<'a> Propagator<'a> {
         self.words[word] = new;
         self.writes += 1;
         if let Some(planes) = &shape.planes {
-            self.clear_planes(planes, instance, old & !new);
+            let positions = positions.unwrap_or_else(|| self.layout.triangle_positions(instance));
+            self.clear_planes(planes, positions, old & !new);
         }
         if new == 0 {
             return Err(self.emptied(choice, instance));
@@ -862,11 +870,10 @@ impl<'a> Propagator<'a> {
         }
     }
 
-    /// Takes the values `removed` from a triangle instance out of its
-    /// choice's `planes`.
+    /// Takes the values `removed` from the triangle instance at positions
+    /// `(low, high)` out of its choice's `planes`.
     #[inline(always)]
-    fn clear_planes(&mut self, planes: &Planes, instance: usize, removed: u64) {
-        let (low, high) = self.layout.triangle_positions(instance);
+    fn clear_planes(&mut self, planes: &Planes, (low, high): (usize, usize), removed: u64) {
         let mut rest = removed & planes.all;
         while rest != 0 {
             let v = rest.trailing_zeros() as usize;
@@ -1511,8 +1518,16 @@ impl<'a> Propagator<'a> {
                 with_z.bind(plan.z, objects[p]);
                 with_z
             };
-            // `enforce_slot` of the `is` literal, without its dispatch.
-            let (index, reversed) = at.instance(instance, p);
+            // `enforce_slot` of the `is` literal, without its dispatch: the
+            // instance found as `SlotsAt::instance` finds it, its positions
+            // kept for its planes.
+            let position = |arg: SlotArg| match arg {
+                SlotArg::Slot(i) => at.positions[i as usize & 1],
+                SlotArg::Z => p,
+            };
+            let (x, y) = (position(instance.args[0]), position(instance.args[1]));
+            let (low, high, reversed) = if x < y { (x, y, false) } else { (y, x, true) };
+            let index = high * (high - 1) / 2 + low;
             let allowed = values[reversed as usize];
             if explained {
                 self.enforce_clause_by(
@@ -1521,7 +1536,9 @@ impl<'a> Propagator<'a> {
                     with_z,
                     |s, _| s.restrict_instance(instance.choice, index, false, allowed),
                 )?;
-            } else if let Err(dead_end) = self.restrict_stored(instance.choice, index, allowed) {
+            } else if let Err(dead_end) =
+                self.restrict_stored(instance.choice, index, Some((low, high)), allowed)
+            {
                 // As `enforce_clause_by` without explanations to keep.
                 return Err(self.enforcement_failed(constraint, &with_z(), dead_end));
             }

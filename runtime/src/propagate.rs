@@ -2991,11 +2991,11 @@ impl<'a> Propagator<'a> {
         let layout = self.layout;
         // The choice's facts, found once per layout.
         let is_enum = shape.is_enum;
-        let orientations: &[&[ObjectId]] = if shape.two_way {
-            &[objects, &reversed]
-        } else {
-            &[objects]
-        };
+        // The objects in each orientation (the second reversed, for a
+        // symmetric choice); a run's steps index `both` rather than a
+        // slice of it made up front.
+        let both = [objects, &reversed[..]];
+        let orientations = &both[..1 + usize::from(shape.two_way)];
         // The changed instance's mask as seen from each orientation, read
         // once: the `is` literals on it are tested against these. Should a
         // clause below restrict this instance again, it is queued again.
@@ -3005,9 +3005,10 @@ impl<'a> Propagator<'a> {
         // stored as it is, and orientation 1 another instance, read now.
         let masks = [
             self.words[shape.base + instance * shape.width],
-            match orientations.get(1) {
-                Some(o) if !shape.triangle => self.mask(choice, o),
-                _ => 0,
+            if shape.two_way && !shape.triangle {
+                self.mask(choice, &reversed)
+            } else {
+                0
             },
         ];
         let reread = |masks: [u64; 2]| {
@@ -3156,7 +3157,7 @@ impl<'a> Propagator<'a> {
                             _ if visit.skips(instance, orientation) => {}
                             _ => {
                                 fresh = false;
-                                self.visit(visit, orientations[orientation], None)?
+                                self.visit(visit, both[orientation & 1], None)?
                             }
                         }
                     }

@@ -3003,8 +3003,11 @@ impl<'a> Propagator<'a> {
         // in the second is mapped where it is read (`reread`), as runs read
         // the first alone. Otherwise orientation 0 is the instance itself,
         // stored as it is, and orientation 1 another instance, read now.
+        // The instance's word (an enum's width is 1: the word of its view
+        // below), read again where a unit may have narrowed it.
+        let word = shape.base + instance * shape.width;
         let masks = [
-            self.words[shape.base + instance * shape.width],
+            self.words[word],
             if shape.two_way && !shape.triangle {
                 self.mask(choice, &reversed)
             } else {
@@ -3074,7 +3077,7 @@ impl<'a> Propagator<'a> {
                         self.row_ors.read(0, self.words, rows[0], values);
                         self.row_ors.read(1, self.words, rows[1], values);
                         fresh = true;
-                        moved = self.words[shape.base + instance] != masks[0];
+                        moved = self.words[word] != masks[0];
                     }
                     // Most steps neither fail nor have a unit: they are
                     // passed over in one tight loop, without going through

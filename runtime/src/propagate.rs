@@ -3043,8 +3043,10 @@ impl<'a> Propagator<'a> {
         if let Some(run) = run {
             // The same visits as below, listed for this domain. For pair
             // steps: the positions the free variable may take, per set of
-            // the instance's positions taken out (bit 0: the low one), and
-            // the first words of the instance's two rows.
+            // the instance's positions taken out (bit 0: the low one), kept
+            // in the row tables (where steps read them, rather than a copy
+            // kept through the run), and the first words of the instance's
+            // two rows.
             let mut valid = [0u64; 4];
             let mut rows = [0usize; 2];
             let mut values = 0;
@@ -3097,7 +3099,7 @@ impl<'a> Propagator<'a> {
                         excluded,
                         rows: pair,
                     } => {
-                        let (failed, units, a_in) = self.row_ors.pair(&valid, excluded, pair);
+                        let (failed, units, a_in) = self.row_ors.pair(excluded, pair);
                         if failed | units == 0 {
                             // Quiet: a step that `first_noisy` does not read.
                             continue;
@@ -3132,7 +3134,7 @@ impl<'a> Propagator<'a> {
                             self.slot_filter(visit, plan, slots, at)?;
                             continue;
                         }
-                        let valid = valid[excluded as usize & 3];
+                        let valid = self.row_ors.valid(excluded);
                         let (failed, units, falses) = self.row_ors.rows(valid, &reads);
                         if failed | units == 0 {
                             // Quiet: a step that `first_noisy` does not read

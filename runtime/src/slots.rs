@@ -337,16 +337,15 @@ impl RowOrs {
 
     /// A pair step (see [`crate::plan::Step::Pair`]) over the tables: the positions
     /// where it fails and where it is unit, and those whose domain meets
-    /// its first literal's values. `valid` is the positions the free
-    /// variable may take per set of the changed instance's positions
-    /// taken out.
+    /// its first literal's values. The positions the free variable may
+    /// take are the valid mask of `excluded` (see [`RowOrs::valid`]).
     #[inline(always)]
-    pub fn pair(&self, valid: &[u64; 4], excluded: u8, [a, b]: [PairStep; 2]) -> (u64, u64, u64) {
+    pub fn pair(&self, excluded: u8, [a, b]: [PairStep; 2]) -> (u64, u64, u64) {
         let (a_in, a_out) = (self.or(a.inside.into()), self.or(a.outside.into()));
         let (b_in, b_out) = (self.or(b.inside.into()), self.or(b.outside.into()));
         // The visit's own literal is false: a position fails where both
         // rows are false and is unit where one is.
-        let open = valid[excluded as usize & 3] & a_out & b_out;
+        let open = self.valid(excluded) & a_out & b_out;
         (open & !a_in & !b_in, open & (a_in ^ b_in), a_in)
     }
 
@@ -415,6 +414,13 @@ impl RowOrs {
             [last] if noisy(last) != 0 => checks.len() - 1,
             _ => checks.len(),
         }
+    }
+
+    /// The valid mask of the last [`RowOrs::set_valid`] for `excluded`
+    /// (which of the changed instance's positions are taken out).
+    #[inline(always)]
+    pub fn valid(&self, excluded: u8) -> u64 {
+        self.or(RowOrs::VALID as usize + (excluded as usize & 3))
     }
 
     /// Keeps a change's valid masks (the positions the free variable may

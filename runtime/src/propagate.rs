@@ -3045,11 +3045,8 @@ impl<'a> Propagator<'a> {
             // steps: the positions the free variable may take, per set of
             // the instance's positions taken out (bit 0: the low one), kept
             // in the row tables (where steps read them, rather than a copy
-            // kept through the run), and the first words of the instance's
-            // two rows.
+            // kept through the run).
             let mut valid = [0u64; 4];
-            let mut rows = [0usize; 2];
-            let mut values = 0;
             if let (Some(view), Some(planes)) = (&view, &shape.planes) {
                 let full = planes.positions;
                 let [low, high] = view.positions;
@@ -3059,8 +3056,6 @@ impl<'a> Propagator<'a> {
                     full & !(1 << high),
                     full & !(1 << low) & !(1 << high),
                 ];
-                rows = view.rows;
-                values = planes.values;
             }
             self.row_ors.set_valid(&valid);
             // Whether the row tables are those of the instance's rows: only
@@ -3076,8 +3071,12 @@ impl<'a> Propagator<'a> {
                 if !matches!(step, Step::Visit { .. }) {
                     // `slot_filter`'s paths, rows read by storage order.
                     if !fresh {
-                        self.row_ors.read(0, self.words, rows[0], values);
-                        self.row_ors.read(1, self.words, rows[1], values);
+                        // The instance's two rows, from its view (every
+                        // step but a visit has a slot plan, so a view).
+                        if let Some(view) = &view {
+                            self.row_ors.read(0, self.words, view.rows[0], view.values);
+                            self.row_ors.read(1, self.words, view.rows[1], view.values);
+                        }
                         fresh = true;
                         moved = self.words[word] != masks[0];
                     }

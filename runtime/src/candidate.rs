@@ -12,7 +12,7 @@ use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
 use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
 use crate::propagate::{
-    read_counter, read_mask, Propagator, Reason, Scratch, NO_REASON, VALUE_SLOTS,
+    emptied_dead_end, read_counter, read_mask, Propagator, Reason, Scratch, NO_REASON, VALUE_SLOTS,
 };
 
 /// Why a candidate could not be created.
@@ -332,66 +332,55 @@ impl<B: Backbone> Candidate<B> {
         let Some(choice) = layout.model.choices.get(action.choice as usize) else {
             return Err(unknown_instance(action, "no such choice"));
         };
-        if action.objects.len() != choice.params.len()
-            || layout.instance(action.choice, &action.objects).is_none()
-            || !layout.instance_exists(action.choice, &action.objects)
-        {
+        let found = match action.objects.len() == choice.params.len() {
+            true => layout.instance(action.choice, &action.objects),
+            false => None,
+        };
+        let Some((index, reversed)) =
+            found.filter(|_| layout.instance_exists(action.choice, &action.objects))
+        else {
             return Err(unknown_instance(action, "no such instance"));
-        }
-        // The domain before the decision, for the message of a refused one
-        // (integer universes are read back from the layout then).
-        let before = read_mask(&layout, &self.words, action.choice, &action.objects);
+        };
         if let ChoiceKind::Counter(_) = choice.kind {
             return Err(unknown_instance(
                 action,
                 "counters are not decided directly",
             ));
         }
-        let mut propagator = Propagator::with_scratch(
-            &layout,
-            &mut self.words,
-            self.reasons.as_deref_mut(),
-            std::mem::take(&mut self.scratch),
-        );
-        let refused = propagator.restrict(action.choice, &action.objects, action.values);
-        let propagated = match refused {
-            Ok(()) => propagator.run(),
-            Err(_) => Ok(()),
+        let stored = if reversed {
+            layout.map_inverse(action.choice, action.values)
+        } else {
+            action.values
         };
-        self.scratch = propagator.into_scratch();
-        if let Err(mut dead_end) = refused {
-            // The decision itself is outside the domain: say what
-            // removed the values it asks for.
-            let instance = InstanceId {
-                choice: action.choice,
-                objects: action.objects.clone(),
-            };
-            let domain = match choice.kind {
-                ChoiceKind::Integer { .. } => {
-                    let (index, _) = layout
-                        .instance(action.choice, &action.objects)
-                        .unwrap_or_default();
-                    Domain::Integer {
-                        universe: layout.universe(action.choice, index).to_vec(),
-                        mask: before,
-                    }
-                }
-                _ => Domain::Enum(before),
-            };
-            if let Some(why) = self.explain(&instance, action.values) {
-                let left = domain_text(layout.model, instance.choice, &domain);
-                dead_end.constraint = why.constraint;
-                dead_end.bindings = why.bindings;
-                dead_end.message = format!(
-                    "{} can only be {left} now: {}",
-                    instance.display(layout.model),
-                    why.message
-                );
-            }
-            return Err(dead_end);
+        if self.open_values(action.choice, index) & stored != 0 {
+            return self.propagate_decision(action.choice, index, stored);
         }
-        propagated?;
-        self.fire_triggers()
+        // The decision itself is outside the domain: say what removed the
+        // values it asks for.
+        let instance = InstanceId {
+            choice: action.choice,
+            objects: action.objects.clone(),
+        };
+        let mut dead_end = emptied_dead_end(layout.model, self.instance_id(action.choice, index));
+        let before = read_mask(&layout, &self.words, action.choice, &action.objects);
+        let domain = match choice.kind {
+            ChoiceKind::Integer { .. } => Domain::Integer {
+                universe: layout.universe(action.choice, index).to_vec(),
+                mask: before,
+            },
+            _ => Domain::Enum(before),
+        };
+        if let Some(why) = self.explain(&instance, action.values) {
+            let left = domain_text(layout.model, instance.choice, &domain);
+            dead_end.constraint = why.constraint;
+            dead_end.bindings = why.bindings;
+            dead_end.message = format!(
+                "{} can only be {left} now: {}",
+                instance.display(layout.model),
+                why.message
+            );
+        }
+        Err(dead_end)
     }
 
     /// Runs the callbacks of the trigger instances whose condition became
@@ -597,6 +586,20 @@ impl<B: Backbone> Candidate<B> {
                 values,
             });
         }
+        self.propagate_decision(choice, index, values)
+    }
+
+    /// Restricts the instance of `choice` stored at `index` to `values`
+    /// (in storage order, some of them in its domain) and propagates, as
+    /// [`Candidate::apply`] and [`Candidate::decide`] do once they have
+    /// found the instance.
+    #[inline]
+    fn propagate_decision(
+        &mut self,
+        choice: u16,
+        index: usize,
+        values: u64,
+    ) -> Result<(), DeadEnd> {
         // The fields apart, so that the layout is borrowed rather than
         // counted once more.
         let Candidate {

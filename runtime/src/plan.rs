@@ -685,9 +685,7 @@ impl Quiet {
             } if !(reads_domain && moved) => {
                 // A literal false everywhere changes nothing: the step is a
                 // pair of the two others.
-                let never =
-                    |read: &RowRead| read.holds == RowOrs::NONE && read.fails == RowOrs::EMPTY;
-                let Some(k) = reads.iter().position(never) else {
+                let Some(k) = reads.iter().position(|read| *read == RowRead::FALSE) else {
                     return Quiet::NOISY;
                 };
                 let [a, b] = match k {
@@ -761,10 +759,18 @@ pub(crate) enum Step {
 /// certainly true and certainly false (an `==` with the changed instance
 /// read with the run's domain; [`RowOrs::NONE`] and [`RowOrs::EMPTY`]
 /// for nowhere and everywhere).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RowRead {
     pub holds: u8,
     pub fails: u8,
+}
+
+impl RowRead {
+    /// A literal false at every position (the visit's own, or none).
+    pub const FALSE: RowRead = RowRead {
+        holds: RowOrs::NONE,
+        fails: RowOrs::EMPTY,
+    };
 }
 
 /// Literals at most of a [`Step::Rows`].
@@ -906,17 +912,11 @@ fn rows_step(
             RowOrs::index(table as usize, all & !inside) as u8,
         )
     };
-    let mut reads = [RowRead {
-        holds: RowOrs::NONE,
-        fails: RowOrs::EMPTY,
-    }; ROW_STEPS];
+    let mut reads = [RowRead::FALSE; ROW_STEPS];
     let mut reads_domain = false;
     for (i, literal) in slots.literals.iter().enumerate() {
         reads[i] = match literal {
-            SlotLiteral::Constant if visit.known_false == Some(i) => RowRead {
-                holds: RowOrs::NONE,
-                fails: RowOrs::EMPTY,
-            },
+            SlotLiteral::Constant if visit.known_false == Some(i) => RowRead::FALSE,
             SlotLiteral::Is {
                 slot,
                 planes,

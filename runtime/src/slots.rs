@@ -554,13 +554,21 @@ impl SlotsAt<'_> {
     /// position `p`, and whether its arguments are in the other order.
     #[inline]
     pub fn instance(&self, instance: &SlotInstance, p: usize) -> (usize, bool) {
+        let (index, reversed, _) = self.instance_at(instance, p);
+        (index, reversed)
+    }
+
+    /// [`SlotsAt::instance`] with the instance's triangle positions (low,
+    /// high), for writes that clear its planes there.
+    #[inline(always)]
+    pub fn instance_at(&self, instance: &SlotInstance, p: usize) -> (usize, bool, (usize, usize)) {
         let position = |arg: SlotArg| match arg {
-            SlotArg::Slot(i) => self.positions[i as usize],
+            SlotArg::Slot(i) => self.positions[i as usize & 1],
             SlotArg::Z => p,
         };
         let (a, b) = (position(instance.args[0]), position(instance.args[1]));
         let (low, high, reversed) = if a < b { (a, b, false) } else { (b, a, true) };
-        (high * (high - 1) / 2 + low, reversed)
+        (high * (high - 1) / 2 + low, reversed, (low, high))
     }
 
     pub fn binding(&self, args: &[Var]) -> Binding {

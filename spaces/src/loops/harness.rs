@@ -187,13 +187,14 @@ impl Compiler {
 
     /// Runs `path --version` and reads the family from its output.
     fn probe(path: &Path) -> Result<Compiler, String> {
-        let mut child = Command::new(path)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| e.to_string())?;
+        let mut child = spawn(
+            Command::new(path)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null()),
+        )
+        .map_err(|e| e.to_string())?;
         let status = match wait_with_deadline(&mut child, Instant::now(), PROBE_TIMEOUT, false)
             .map_err(|e| e.to_string())?
         {
@@ -748,7 +749,7 @@ impl Harness {
         new_process_group(&mut command);
         self.compiles += 1;
         let start = Instant::now();
-        let mut child = command.spawn().map_err(|e| {
+        let mut child = spawn(&mut command).map_err(|e| {
             HarnessError::new(
                 HarnessErrorKind::Compiler,
                 format!(
@@ -799,13 +800,14 @@ impl Harness {
             Stdio::null()
         };
         let start = Instant::now();
-        let spawned = Command::new(binary)
-            .current_dir(dir)
-            .env("OMP_NUM_THREADS", self.config.threads.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(stdout))
-            .stderr(stderr)
-            .spawn();
+        let spawned = spawn(
+            Command::new(binary)
+                .current_dir(dir)
+                .env("OMP_NUM_THREADS", self.config.threads.to_string())
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(stdout))
+                .stderr(stderr),
+        );
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
@@ -925,6 +927,33 @@ fn new_process_group(command: &mut Command) {
 
 #[cfg(not(unix))]
 fn new_process_group(_command: &mut Command) {}
+
+/// How long `spawn` retries a program that another process holds open
+/// for writing.
+const BUSY_RETRY: Duration = Duration::from_secs(2);
+
+/// Spawns `command`, retrying while the kernel answers "text file busy".
+///
+/// A program written by this process (a wrapper script, say) stays open
+/// for writing in every child that another thread forks before that
+/// child's `exec` closes it; `exec` of the program fails meanwhile. The
+/// window is short, so waiting a little is enough.
+fn spawn(command: &mut Command) -> io::Result<Child> {
+    let start = Instant::now();
+    let mut nap = Duration::from_millis(1);
+    loop {
+        match command.spawn() {
+            Err(e)
+                if e.kind() == io::ErrorKind::ExecutableFileBusy
+                    && start.elapsed() < BUSY_RETRY =>
+            {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(50));
+            }
+            result => return result,
+        }
+    }
+}
 
 /// Waits for `child` until `start + timeout`, polling with short sleeps;
 /// past the deadline kills it (its whole process group when `group`) and
@@ -1312,6 +1341,43 @@ fn compare_outputs(expected: &str, actual: &str, tolerance: f64) -> Option<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A script still open for writing cannot be run until it is closed;
+    /// `spawn` waits for that rather than failing.
+    #[cfg(unix)]
+    #[test]
+    fn a_program_busy_for_a_moment_still_spawns() {
+        use std::io::Write;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("commute-busy-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("create the directory");
+        let script = dir.join("busy.sh");
+        let mut writer = File::create(&script).expect("create the script");
+        writer
+            .write_all(b"#!/bin/sh\nexit 7\n")
+            .expect("write the script");
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let busy = Command::new(&script).spawn();
+        let closer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            drop(writer);
+        });
+        let status = spawn(Command::new(&script).stdin(Stdio::null()))
+            .expect("spawned once the writer closed")
+            .wait()
+            .expect("wait");
+        closer.join().expect("the closer thread");
+        assert_eq!(status.code(), Some(7));
+        // The plain spawn, made while the file was open for writing, is
+        // the failure this guards against (on kernels that refuse it).
+        match busy {
+            Err(e) => assert_eq!(e.kind(), io::ErrorKind::ExecutableFileBusy, "{e}"),
+            Ok(mut child) => {
+                let _ = child.wait();
+            }
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn scop_lines_become_comments() {

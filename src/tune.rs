@@ -18,7 +18,7 @@ use commute_spaces::loops::backbone::KernelHost;
 use commute_spaces::loops::complete::{complete_with_original, original_value};
 use commute_spaces::loops::directives::directive_code;
 use commute_spaces::loops::emit::{explicit_code, reference_code};
-use commute_spaces::loops::frontend::read_kernel;
+use commute_spaces::loops::frontend::{read_kernel, Kernel};
 use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measurement, TimePattern};
 use commute_spaces::loops::names::{apply_named_fixes, Names};
 use commute_spaces::loops::schedule::Schedule;
@@ -293,13 +293,17 @@ fn lower_leaf(
         ),
         (Emit::Auto, true) => match directive_code(kernel, &schedule, &comment) {
             Ok(code) => (code, Form::Directives),
-            Err(_) => (explicit_code(kernel, &schedule, &comment), Form::Code),
+            Err(_) => (explicit(kernel, &schedule, &comment)?, Form::Code),
         },
         (Emit::Auto, false) | (Emit::Code, _) => {
-            (explicit_code(kernel, &schedule, &comment), Form::Code)
+            (explicit(kernel, &schedule, &comment)?, Form::Code)
         }
     };
     Ok((schedule, code, form))
+}
+
+fn explicit(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> Result<String, String> {
+    explicit_code(kernel, schedule, comment).map_err(|e| format!("cannot write the loops: {e}"))
 }
 
 /// `commute lower`.

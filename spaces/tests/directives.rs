@@ -184,7 +184,11 @@ fn same_trace(
     let Some(directives) = traced(kernel, code) else {
         return;
     };
-    let explicit = traced(kernel, &explicit_code(kernel, schedule, &[])).expect("traced");
+    let explicit = traced(
+        kernel,
+        &explicit_code(kernel, schedule, &[]).expect("bounds"),
+    )
+    .expect("traced");
     let run = |compiler: &str, tag: &str, source: &str| {
         let c = dir.join(format!("{name}-{tag}.c"));
         let exe = dir.join(format!("{name}-{tag}"));
@@ -311,7 +315,8 @@ fn check_cases(example: &str, cases: &[Case]) {
             case.what
         );
         same_trace(&clang, &dir, &format!("case{n}"), kernel, &schedule, &code);
-        let explicit = explicit_code(kernel, &schedule, &[format!("case {}", case.what)]);
+        let explicit =
+            explicit_code(kernel, &schedule, &[format!("case {}", case.what)]).expect("bounds");
         let output = dump("cc", &dir, &format!("explicit{n}"), &explicit);
         assert!(
             output == cc_reference,

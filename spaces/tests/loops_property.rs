@@ -8,7 +8,7 @@ use commute_runtime::descent::{random_descent_backtracking, Descent};
 use commute_runtime::explore::enumerate;
 use commute_runtime::Candidate;
 use commute_spaces::loops::backbone::KernelHost;
-use commute_spaces::loops::frontend::{read_kernel, Kernel, LoopId};
+use commute_spaces::loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
 use commute_spaces::loops::interpret::{run, Memory, RunError};
 use commute_spaces::loops::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_spaces::loops::space::Backbone;
@@ -96,8 +96,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     let mut leaves_checked = 0;
     let mut transformed = 0;
     // Tile loops, parallel, vector, unrolled and reversed loops seen, and
-    // candidates with a distributed loop, with two loops fused.
-    let mut features = [0usize; 7];
+    // candidates with a distributed loop, with two loops fused, with a
+    // loop outside one whose bounds read its iterator.
+    let mut features = [0usize; 8];
     for seed in 0..cases {
         let source = random_nests::program(&STYLE, seed);
         let kernel = read_kernel("random.c", &source)
@@ -150,6 +151,11 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             points.dedup();
             features[5] += usize::from(points.len() < count);
             features[6] += usize::from(loops.iter().any(|l| l.loops.len() > 1));
+            features[7] += usize::from(triangular_interchanged(
+                &kernel,
+                &schedule.roots,
+                &mut Vec::new(),
+            ));
             for l in loops {
                 let index = match (l.part, l.kind) {
                     (Part::Tile, _) => 0,
@@ -165,7 +171,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     }
     eprintln!(
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
-         tile loops, parallel, vector, unrolled, reversed loops, distributed, fused candidates: {features:?}"
+         tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
+         triangular interchanged candidates: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -175,6 +182,36 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         features.iter().all(|&f| f > 0),
         "every kind of transformation is exercised: {features:?}"
     );
+}
+
+/// Whether a statement has a loop inside one of its loops that reads
+/// its iterator in its bounds: a triangular nest interchanged.
+fn triangular_interchanged(kernel: &Kernel, nodes: &[Node], outer: &mut Vec<Vec<LoopId>>) -> bool {
+    nodes.iter().any(|node| match node {
+        Node::Statement(s) => {
+            let own = kernel.loops_of(*s);
+            let mut path: Vec<LoopId> = Vec::new();
+            for merged in outer.iter() {
+                path.extend(merged.iter().filter(|l| own.contains(l)));
+            }
+            path.iter().enumerate().any(|(a, &l)| {
+                path[a + 1..].iter().any(|&inner| {
+                    let reads = |b: &Affine| b.coefficient(Variable::Iterator(inner)) != 0;
+                    reads(&kernel.loops[l.0].lower) || reads(&kernel.loops[l.0].upper)
+                })
+            })
+        }
+        Node::Loop(l) => {
+            outer.push(if l.part == Part::Point {
+                l.loops.clone()
+            } else {
+                Vec::new()
+            });
+            let found = triangular_interchanged(kernel, &l.body, outer);
+            outer.pop();
+            found
+        }
+    })
 }
 
 /// The interpreter itself can tell illegal loop trees apart.

@@ -93,7 +93,7 @@ fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
 
 fn lower(host: &KernelHost, candidate: &Candidate<Backbone<KernelHost>>) -> (Schedule, String) {
     let schedule = Schedule::from_candidate(host, candidate).unwrap_or_else(|e| panic!("{e}"));
-    let code = explicit_code(host.kernel(), &schedule, &["test".to_string()]);
+    let code = explicit_code(host.kernel(), &schedule, &["test".to_string()]).expect("bounds");
     (schedule, code)
 }
 
@@ -175,7 +175,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
     let illegal = Schedule {
         roots: vec![point(1, vec![point(2, vec![point(0, vec![statement])])])],
     };
-    let code = explicit_code(&kernel, &illegal, &["forced".to_string()]);
+    let code = explicit_code(&kernel, &illegal, &["forced".to_string()]).expect("bounds");
     let dir = scratch("illegal");
     let compiler = Compiler::detect(Some("cc")).expect("cc");
     let mut config = HarnessConfig::new(compiler, dir.join("builds"));

@@ -339,12 +339,30 @@ impl Host for KernelHost {
             .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
     }
 
-    fn bound_uses(&self, d: StatementsId, e: StatementsId) -> bool {
+    fn coupled(&self, d: StatementsId, e: StatementsId) -> bool {
         match (self.dimension(d), self.dimension(e)) {
-            (Some(d), Some(e)) if d.statement == e.statement && !e.tile => {
-                let lp = &self.kernel.loops[d.loop_id.0];
-                let variable = Variable::Iterator(e.loop_id);
-                lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
+            (Some(d), Some(e)) if d.statement == e.statement && d.loop_id != e.loop_id => {
+                let loops = self.kernel.loops_of(d.statement);
+                // The loops reached from d's through bounds, either way.
+                let reads = |a: LoopId, b: LoopId| {
+                    let lp = &self.kernel.loops[a.0];
+                    let variable = Variable::Iterator(b);
+                    lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
+                };
+                let mut reached = vec![d.loop_id];
+                let mut changed = true;
+                while changed {
+                    changed = false;
+                    for &l in loops {
+                        if !reached.contains(&l)
+                            && reached.iter().any(|&r| reads(l, r) || reads(r, l))
+                        {
+                            reached.push(l);
+                            changed = true;
+                        }
+                    }
+                }
+                reached.contains(&e.loop_id)
             }
             _ => false,
         }

@@ -9,17 +9,32 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::frontend::{Affine, Kernel, LoopId};
+use super::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
+use super::frontend::{Kernel, LoopId, StatementId};
 use super::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// The whole file, its region replaced by the schedule's loop nest.
 /// `comment` lines go into a comment at the top of the region.
-pub fn explicit_code(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> String {
+pub fn explicit_code(
+    kernel: &Kernel,
+    schedule: &Schedule,
+    comment: &[String],
+) -> Result<String, ScanError> {
     let lines = pragma_lines(kernel);
     let indent = indentation(&kernel.source[lines.0.clone()]);
+    let scan = Scan::new(kernel, schedule)?;
+    let taken = identifiers(kernel);
     let mut writer = Writer {
         kernel,
+        scan: &scan,
         tile_names: tile_names(kernel),
+        helpers: HELPER_DEFINITIONS.map(|(name, _, _)| {
+            let mut unique = format!("commute_{name}");
+            while taken.contains(&unique) {
+                unique.push('_');
+            }
+            (unique, std::cell::Cell::new(false))
+        }),
         out: String::new(),
     };
     writer.line(
@@ -29,15 +44,34 @@ pub fn explicit_code(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -
     for line in comment {
         writer.line(&indent, &format!("/* {} */", line.replace("*/", "* /")));
     }
+    let header = std::mem::take(&mut writer.out);
+    writer.nodes(&schedule.roots, &format!("{indent}  "), &[], &Guards::new());
+    let body = std::mem::take(&mut writer.out);
+    // Bounds of interchanged or fused loops take minima, maxima and
+    // rounded quotients: macros keep them readable, defined for the
+    // region only.
+    writer.out = header;
+    let used: Vec<usize> = (0..4).filter(|&h| writer.helpers[h].1.get()).collect();
+    for &h in &used {
+        let (_, parameters, definition) = HELPER_DEFINITIONS[h];
+        let line = format!("#define {}{parameters} {definition}", writer.helpers[h].0);
+        writer.out.push_str(&line);
+        writer.out.push('\n');
+    }
     writer.line(&indent, "{");
-    writer.nodes(&schedule.roots, &format!("{indent}  "), &[]);
+    writer.out.push_str(&body);
     writer.line(&indent, "}");
+    for &h in &used {
+        let line = format!("#undef {}", writer.helpers[h].0);
+        writer.out.push_str(&line);
+        writer.out.push('\n');
+    }
     writer.line(&indent, "/* commute: end of the transformed region */");
     let mut file = String::with_capacity(kernel.source.len() + writer.out.len());
     file.push_str(&kernel.source[..lines.0.start]);
     file.push_str(&writer.out);
     file.push_str(&kernel.source[lines.1.end..]);
-    file
+    Ok(file)
 }
 
 /// The unmodified program with its two region pragmas turned into
@@ -83,12 +117,7 @@ pub(crate) fn indentation(line: &str) -> String {
 /// A name per loop for its tile iterator, `<iterator>_t`, made unique
 /// against every identifier of the file.
 fn tile_names(kernel: &Kernel) -> Vec<String> {
-    let mut taken: HashSet<String> = kernel
-        .source
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
+    let mut taken = identifiers(kernel);
     kernel
         .loops
         .iter()
@@ -103,6 +132,16 @@ fn tile_names(kernel: &Kernel) -> Vec<String> {
         .collect()
 }
 
+/// Every identifier-like word of the file.
+fn identifiers(kernel: &Kernel) -> HashSet<String> {
+    kernel
+        .source
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// An unrolled-and-jammed loop around the statements being written: each
 /// is repeated for `iterator = base + 0 .. base + count - 1`.
 struct Jam {
@@ -113,11 +152,40 @@ struct Jam {
     count: i64,
 }
 
+/// Conditions still to check before statements run, per statement: their
+/// own ranges along merged loops that run over a hull.
+type Guards = std::collections::BTreeMap<StatementId, Vec<String>>;
+
 struct Writer<'a> {
     kernel: &'a Kernel,
+    scan: &'a Scan<'a>,
     tile_names: Vec<String>,
+    /// The helper macros' names (`min`, `max`, `floord`, `ceild`), unique
+    /// in the file, and which of them the code uses.
+    helpers: [(String, std::cell::Cell<bool>); 4],
     out: String,
 }
+
+const MIN: usize = 0;
+const MAX: usize = 1;
+const FLOORD: usize = 2;
+const CEILD: usize = 3;
+
+/// The helpers' definitions, by parameter list and body.
+const HELPER_DEFINITIONS: [(&str, &str, &str); 4] = [
+    ("min", "(a, b)", "((a) < (b) ? (a) : (b))"),
+    ("max", "(a, b)", "((a) > (b) ? (a) : (b))"),
+    (
+        "floord",
+        "(n, d)",
+        "((n) >= 0 ? (n) / (d) : -((-(n) + (d) - 1) / (d)))",
+    ),
+    (
+        "ceild",
+        "(n, d)",
+        "((n) >= 0 ? ((n) + (d) - 1) / (d) : -(-(n) / (d)))",
+    ),
+];
 
 impl Writer<'_> {
     fn line(&mut self, indent: &str, text: &str) {
@@ -126,23 +194,166 @@ impl Writer<'_> {
         self.out.push('\n');
     }
 
-    fn affine(&self, a: &Affine) -> String {
-        a.display(self.kernel)
+    /// A call of one of the helper macros, which is then defined.
+    fn helper(&self, which: usize, a: &str, b: &str) -> String {
+        self.helpers[which].1.set(true);
+        format!("{}({a}, {b})", self.helpers[which].0)
     }
 
-    fn nodes(&mut self, nodes: &[Node], indent: &str, jams: &[Jam]) {
+    /// The smallest (`MIN`) or largest (`MAX`) of some values.
+    fn fold(&self, values: Vec<String>, which: usize) -> String {
+        let mut unique: Vec<String> = Vec::new();
+        for v in values {
+            if !unique.contains(&v) {
+                unique.push(v);
+            }
+        }
+        let mut iter = unique.into_iter();
+        let first = iter.next().unwrap_or_else(|| "0".to_string());
+        iter.fold(first, |acc, x| self.helper(which, &acc, &x))
+    }
+
+    fn term(&self, term: Term) -> String {
+        match term {
+            Term::Param(p) => self.kernel.params[p].clone(),
+            Term::Point(l) => self.kernel.loops[l.0].iterator.clone(),
+            Term::Tile(l) => self.tile_names[l.0].clone(),
+        }
+    }
+
+    /// `constant + sum(coefficient * term)`, before division.
+    fn numerator(&self, b: &Bound) -> String {
+        let mut out = String::new();
+        for &(term, coefficient) in &b.terms {
+            let name = self.term(term);
+            let magnitude = coefficient.unsigned_abs();
+            let text = if magnitude == 1 {
+                name
+            } else {
+                format!("{magnitude} * {name}")
+            };
+            if out.is_empty() {
+                out = if coefficient < 0 {
+                    format!("-{text}")
+                } else {
+                    text
+                };
+            } else {
+                out.push_str(if coefficient < 0 { " - " } else { " + " });
+                out.push_str(&text);
+            }
+        }
+        if out.is_empty() {
+            return b.constant.to_string();
+        }
+        if b.constant != 0 {
+            out.push_str(if b.constant < 0 { " - " } else { " + " });
+            out.push_str(&b.constant.unsigned_abs().to_string());
+        }
+        out
+    }
+
+    /// A bound, rounded up (`up`) or down; C's `/` truncates, so a
+    /// numerator that may be negative is rounded explicitly.
+    fn bound(&self, b: &Bound, up: bool) -> String {
+        let n = self.numerator(b);
+        match (b.divisor, up) {
+            (1, _) => n,
+            (d, true) => self.helper(CEILD, &n, &d.to_string()),
+            (d, false) => self.helper(FLOORD, &n, &d.to_string()),
+        }
+    }
+
+    /// The largest of a range's lower bounds.
+    fn lower(&self, range: &Interval) -> String {
+        self.fold(
+            range.lower.iter().map(|b| self.bound(b, true)).collect(),
+            MAX,
+        )
+    }
+
+    /// One past the smallest of a range's upper bounds.
+    fn upper_exclusive(&self, range: &Interval) -> String {
+        self.fold(
+            range
+                .upper
+                .iter()
+                .map(|b| match b.divisor {
+                    1 => self.bound(&b.plus(1), false),
+                    _ => format!("{} + 1", self.bound(b, false)),
+                })
+                .collect(),
+            MIN,
+        )
+    }
+
+    /// Where the loop starts and where it stops (exclusive): its range, or
+    /// the hull of its statements' ranges.
+    fn hull(&self, bounds: &LoopBounds) -> (String, String) {
+        let ranges = bounds.ranges();
+        let lower = self.fold(ranges.iter().map(|r| self.lower(r)).collect(), MIN);
+        let upper = self.fold(
+            ranges.iter().map(|r| self.upper_exclusive(r)).collect(),
+            MAX,
+        );
+        (lower, upper)
+    }
+
+    /// `name`'s range for one statement, as a condition.
+    fn condition(&self, name: &str, range: &Interval) -> String {
+        let mut parts: Vec<String> = range
+            .lower
+            .iter()
+            .map(|b| format!("{name} >= {}", self.bound(b, true)))
+            .collect();
+        parts.extend(
+            range
+                .upper
+                .iter()
+                .map(|b| format!("{name} <= {}", self.bound(b, false))),
+        );
+        parts.join(" && ")
+    }
+
+    fn nodes(&mut self, nodes: &[Node], indent: &str, jams: &[Jam], guards: &Guards) {
         for node in nodes {
+            // A condition every statement below shares is checked once,
+            // here; the others go on down to the statements.
+            let below = statements_of(node);
+            let shared = below
+                .first()
+                .and_then(|s| guards.get(s))
+                .filter(|g| !g.is_empty() && below.iter().all(|s| guards.get(s) == Some(g)))
+                .cloned();
+            let (indent, rest): (String, Guards) = match &shared {
+                Some(conditions) => {
+                    self.line(indent, &format!("if ({}) {{", conditions.join(" && ")));
+                    let rest = guards
+                        .iter()
+                        .filter(|(s, _)| !below.contains(s))
+                        .map(|(s, g)| (*s, g.clone()))
+                        .collect();
+                    (format!("{indent}  "), rest)
+                }
+                None => (indent.to_string(), guards.clone()),
+            };
             match node {
-                Node::Statement(s) => self.statement(s.0, indent, jams),
-                Node::Loop(l) => self.tree_loop(l, indent, jams),
+                Node::Statement(s) => self.statement(s.0, &indent, jams, &rest),
+                Node::Loop(l) => self.tree_loop(l, &indent, jams, &rest),
+            }
+            if shared.is_some() {
+                self.line(&indent[2..], "}");
             }
         }
     }
 
-    fn statement(&mut self, s: usize, indent: &str, jams: &[Jam]) {
-        let text = self.kernel.source[self.kernel.statements[s].span.clone()]
+    fn statement(&mut self, s: usize, indent: &str, jams: &[Jam], guards: &Guards) {
+        let mut text = self.kernel.source[self.kernel.statements[s].span.clone()]
             .trim()
             .to_string();
+        if let Some(conditions) = guards.get(&StatementId(s)).filter(|g| !g.is_empty()) {
+            text = format!("if ({}) {text}", conditions.join(" && "));
+        }
         if jams.is_empty() {
             self.line(indent, &text);
             return;
@@ -165,32 +376,63 @@ impl Writer<'_> {
         }
     }
 
-    fn tree_loop(&mut self, l: &TreeLoop, indent: &str, jams: &[Jam]) {
+    /// The guards of a loop whose statements' ranges differ: each
+    /// statement's own range, on its own iterator.
+    fn loop_guards(&self, l: &TreeLoop, bounds: &LoopBounds, guards: &Guards) -> Guards {
+        let mut out = guards.clone();
+        if bounds.needs_guards() {
+            let head = l.loops[0];
+            for (statement, _, range) in &bounds.statements {
+                let name = match l.part {
+                    Part::Tile => self.tile_names[head.0].clone(),
+                    Part::Point => self.kernel.loops[head.0].iterator.clone(),
+                };
+                out.entry(*statement)
+                    .or_default()
+                    .push(self.condition(&name, range));
+            }
+        }
+        out
+    }
+
+    fn tree_loop(&mut self, l: &TreeLoop, indent: &str, jams: &[Jam], guards: &Guards) {
+        let scan = self.scan;
+        let bounds = scan.of(l);
         let first = l.loops[0];
-        let c_loop = &self.kernel.loops[first.0];
-        let lower = self.affine(&c_loop.lower);
-        let upper = self.affine(&c_loop.upper);
+        let (lower, upper) = self.hull(bounds);
         let tile = self.tile_names[first.0].clone();
-        let iterator = c_loop.iterator.clone();
+        let iterator = self.kernel.loops[first.0].iterator.clone();
         let inner = format!("{indent}  ");
+        let guarded = self.loop_guards(l, bounds, guards);
         match (l.part, l.kind) {
             (Part::Tile, kind) => {
                 self.pragma(kind, indent);
+                let start = self.tile_start(bounds, &lower, l.size);
                 self.line(
                     indent,
                     &format!(
-                        "for (int {tile} = {lower}; {tile} < {upper}; {tile} += {}) {{",
+                        "for (int {tile} = {start}; {tile} < {upper}; {tile} += {}) {{",
                         l.size
                     ),
                 );
                 self.aliases(l, &inner, true);
-                self.nodes(&l.body, &inner, jams);
+                self.nodes(&l.body, &inner, jams, &guarded);
                 self.line(indent, "}");
             }
             (Part::Point, Kind::Unroll) if l.size > 1 => {
-                // A full tile is unrolled and jammed; the last, partial
-                // one runs as a plain loop.
-                self.line(indent, &format!("if ({tile} + {} <= {upper}) {{", l.size));
+                // A tile inside every statement's range is unrolled and
+                // jammed; others (the last, partial one) run as a plain
+                // loop.
+                let full = self.full_tile(l, bounds, &tile);
+                let jammed_branch = !full.is_empty();
+                if jammed_branch {
+                    self.line(indent, &format!("if ({}) {{", full.join(" && ")));
+                }
+                let jam_indent = if jammed_branch {
+                    inner.clone()
+                } else {
+                    indent.to_string()
+                };
                 let mut jammed: Vec<Jam> = jams
                     .iter()
                     .map(|j| Jam {
@@ -211,53 +453,109 @@ impl Writer<'_> {
                     base: tile.clone(),
                     count: l.size,
                 });
-                self.nodes(&l.body, &inner, &jammed);
-                self.line(indent, "} else {");
-                self.line(
-                    &inner,
-                    &format!(
-                        "for (int {iterator} = {tile}; {iterator} < {upper}; {iterator}++) {{"
-                    ),
-                );
-                let deeper = format!("{inner}  ");
-                self.aliases(l, &deeper, false);
-                self.nodes(&l.body, &deeper, jams);
-                self.line(&inner, "}");
-                self.line(indent, "}");
+                self.nodes(&l.body, &jam_indent, &jammed, guards);
+                if jammed_branch {
+                    self.line(indent, "} else {");
+                    self.line(
+                        &inner,
+                        &format!(
+                            "for (int {iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{"
+                        ),
+                    );
+                    let deeper = format!("{inner}  ");
+                    self.aliases(l, &deeper, false);
+                    self.nodes(&l.body, &deeper, jams, &guarded);
+                    self.line(&inner, "}");
+                    self.line(indent, "}");
+                }
             }
             (Part::Point, Kind::Reverse) => {
                 self.line(
                     indent,
                     &format!(
-                        "for (int {iterator} = ({upper}) - 1; {iterator} >= {lower}; {iterator}--) {{"
+                        "for (int {iterator} = {} - 1; {iterator} >= {lower}; {iterator}--) {{",
+                        parenthesized(&upper)
                     ),
                 );
                 self.aliases(l, &inner, false);
-                self.nodes(&l.body, &inner, jams);
+                self.nodes(&l.body, &inner, jams, &guarded);
                 self.line(indent, "}");
             }
             (Part::Point, kind) => {
                 self.pragma(kind, indent);
-                let (start, end) = if l.size > 1 {
-                    (
-                        tile.clone(),
-                        format!(
-                            "({upper} < {tile} + {size} ? {upper} : {tile} + {size})",
-                            size = l.size
-                        ),
-                    )
-                } else {
-                    (lower, upper)
-                };
                 self.line(
                     indent,
-                    &format!("for (int {iterator} = {start}; {iterator} < {end}; {iterator}++) {{"),
+                    &format!(
+                        "for (int {iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{"
+                    ),
                 );
                 self.aliases(l, &inner, false);
-                self.nodes(&l.body, &inner, jams);
+                self.nodes(&l.body, &inner, jams, &guarded);
                 self.line(indent, "}");
             }
         }
+    }
+
+    /// The first tile: the first value congruent to the origin modulo the
+    /// size that is at least `lower`.
+    fn tile_start(&self, bounds: &LoopBounds, lower: &str, size: i64) -> String {
+        let origin = &bounds.origin;
+        let ranges = bounds.ranges();
+        // One lower bound a constant away from the origin: fold it here.
+        if let [range] = ranges[..] {
+            if let [low] = &range.lower[..] {
+                if low.divisor == 1 && low.terms == origin.terms {
+                    let first = origin.constant
+                        + size * super::bounds::ceil_div(low.constant - origin.constant, size);
+                    return self.numerator(&Bound {
+                        constant: first,
+                        ..origin.clone()
+                    });
+                }
+            }
+        }
+        let origin_text = self.numerator(origin);
+        let offset = if origin.terms.is_empty() && origin.constant == 0 {
+            parenthesized(lower)
+        } else {
+            format!("({lower} - ({origin_text}))")
+        };
+        let tiles = self.helper(CEILD, &offset, &size.to_string());
+        if origin.terms.is_empty() && origin.constant == 0 {
+            format!("{size} * {tiles}")
+        } else {
+            format!("{origin_text} + {size} * {tiles}")
+        }
+    }
+
+    /// The conditions for a whole tile of an unrolled loop to lie within
+    /// every statement's range: its bounds other than the tile's own.
+    fn full_tile(&self, l: &TreeLoop, bounds: &LoopBounds, tile: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        // Bounds read merged loops by the tree loop's first one.
+        let own_tile = Term::Tile(l.loops[0]);
+        for (_, _, range) in &bounds.statements {
+            for b in &range.lower {
+                if !b.is(own_tile) {
+                    out.push(format!("{} <= {tile}", self.bound(b, true)));
+                }
+            }
+            for b in &range.upper {
+                if *b != Bound::of_term(own_tile).plus(l.size - 1) {
+                    out.push(match b.divisor {
+                        1 => format!("{tile} + {} <= {}", l.size, self.bound(&b.plus(1), false)),
+                        _ => format!("{tile} + {} <= {}", l.size - 1, self.bound(b, false)),
+                    });
+                }
+            }
+        }
+        let mut unique = Vec::new();
+        for c in out {
+            if !unique.contains(&c) {
+                unique.push(c);
+            }
+        }
+        unique
     }
 
     fn pragma(&mut self, kind: Kind, indent: &str) {
@@ -289,4 +587,40 @@ impl Writer<'_> {
             }
         }
     }
+}
+
+/// Every statement below a node.
+fn statements_of(node: &Node) -> Vec<StatementId> {
+    match node {
+        Node::Statement(s) => vec![*s],
+        Node::Loop(l) => l.body.iter().flat_map(statements_of).collect(),
+    }
+}
+
+fn parenthesized(text: &str) -> String {
+    if text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || text.starts_with('(') && text.ends_with(')') && balanced_outer(text)
+    {
+        text.to_string()
+    } else {
+        format!("({text})")
+    }
+}
+
+/// Whether the first parenthesis closes at the end.
+fn balanced_outer(text: &str) -> bool {
+    let mut depth = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i + 1 != text.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
 }

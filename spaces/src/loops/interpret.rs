@@ -14,8 +14,9 @@
 
 use std::collections::HashMap;
 
+use super::bounds::{Bound, Interval, LoopBounds, Scan, Term};
 use super::fnv::Fnv;
-use super::frontend::{Affine, Kernel, LoopId, Variable};
+use super::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
 use super::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// An array element: the array's name and its subscripts.
@@ -35,6 +36,8 @@ pub enum RunError {
     Unbound(String),
     /// More statement instances than the limit.
     TooLong,
+    /// The tree's loops have no bounds (see [`Scan`]).
+    Bounds(String),
 }
 
 /// Runs a schedule with the parameters' values (in the order of
@@ -45,8 +48,11 @@ pub fn run(
     params: &[i64],
     limit: usize,
 ) -> Result<Memory, RunError> {
+    let scan = Scan::new(kernel, schedule).map_err(|e| RunError::Bounds(e.0))?;
     let mut machine = Machine {
         kernel,
+        scan: &scan,
+        guards: Vec::new(),
         params,
         iterators: vec![None; kernel.loops.len()],
         tiles: vec![None; kernel.loops.len()],
@@ -90,6 +96,10 @@ struct Jam {
 
 struct Machine<'a> {
     kernel: &'a Kernel,
+    scan: &'a Scan<'a>,
+    /// The ranges statements must be in along the enclosing loops that run
+    /// over a hull: statement, its loop, tile or point, range.
+    guards: Vec<(StatementId, LoopId, Part, &'a Interval)>,
     params: &'a [i64],
     iterators: Vec<Option<i64>>,
     tiles: Vec<Option<i64>>,
@@ -99,7 +109,7 @@ struct Machine<'a> {
     limit: usize,
 }
 
-impl Machine<'_> {
+impl<'a> Machine<'a> {
     fn eval(&self, a: &Affine) -> Result<i64, RunError> {
         let mut value = a.constant;
         for &(variable, coefficient) in &a.terms {
@@ -129,20 +139,55 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The iterations of a loop, in program order.
-    fn iterations(&self, l: &TreeLoop) -> Result<Vec<i64>, RunError> {
-        let first = l.loops[0];
-        let c_loop = &self.kernel.loops[first.0];
-        let (lower, upper) = (self.eval(&c_loop.lower)?, self.eval(&c_loop.upper)?);
-        Ok(match (l.part, l.size) {
-            (Part::Tile, size) => (lower..upper).step_by(size.max(1) as usize).collect(),
-            (Part::Point, 1) => (lower..upper).collect(),
-            (Part::Point, size) => {
-                let start = self.tiles[first.0].ok_or_else(|| {
-                    RunError::Unbound(format!("tile of `{}` outside its loop", c_loop.iterator))
-                })?;
-                (start..upper.min(start + size)).collect()
+    fn value(&self, term: Term) -> Option<i64> {
+        match term {
+            Term::Param(p) => self.params.get(p).copied(),
+            Term::Point(l) => self.iterators[l.0],
+            Term::Tile(l) => self.tiles[l.0],
+        }
+    }
+
+    fn bound(&self, b: &Bound, up: bool) -> Result<i64, RunError> {
+        b.eval(|t| self.value(t), up)
+            .ok_or_else(|| RunError::Unbound("a bound reads an iterator outside its loop".into()))
+    }
+
+    /// The range's first and last values.
+    fn range(&self, range: &Interval) -> Result<(i64, i64), RunError> {
+        let mut low = i64::MIN;
+        for b in &range.lower {
+            low = low.max(self.bound(b, true)?);
+        }
+        let mut high = i64::MAX;
+        for b in &range.upper {
+            high = high.min(self.bound(b, false)?);
+        }
+        Ok((low, high))
+    }
+
+    fn within(&self, value: i64, range: &Interval) -> Result<bool, RunError> {
+        let (low, high) = self.range(range)?;
+        Ok(low <= value && value <= high)
+    }
+
+    /// The iterations of a loop, in program order: the hull of its
+    /// statements' ranges, tiles from the first start at or past its
+    /// lower end that is congruent to the origin.
+    fn iterations(&self, l: &TreeLoop, bounds: &LoopBounds) -> Result<Vec<i64>, RunError> {
+        let (mut lower, mut upper) = (i64::MAX, i64::MIN);
+        for range in bounds.ranges() {
+            let (low, high) = self.range(range)?;
+            lower = lower.min(low);
+            upper = upper.max(high);
+        }
+        Ok(match l.part {
+            Part::Tile => {
+                let size = l.size.max(1);
+                let origin = self.bound(&bounds.origin, false)?;
+                let start = origin + size * super::bounds::ceil_div(lower - origin, size);
+                (start..=upper).step_by(size as usize).collect()
             }
+            Part::Point => (lower..=upper).collect(),
         })
     }
 
@@ -156,13 +201,25 @@ impl Machine<'_> {
     }
 
     fn tree_loop(&mut self, l: &TreeLoop, jams: &[Jam]) -> Result<(), RunError> {
-        let mut iterations = self.iterations(l)?;
+        let scan = self.scan;
+        let bounds = scan.of(l);
+        let mut iterations = self.iterations(l, bounds)?;
         let first = l.loops[0];
         if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
-            let upper = self.eval(&self.kernel.loops[first.0].upper)?;
-            let start = iterations.first().copied();
-            if let Some(start) = start.filter(|s| s + l.size <= upper) {
-                // A full tile: the body once, every leaf repeated.
+            let start = self.tiles[first.0].ok_or_else(|| {
+                RunError::Unbound(format!(
+                    "tile of `{}` outside its loop",
+                    self.kernel.loops[first.0].iterator
+                ))
+            })?;
+            // A tile inside every statement's range: the body once, every
+            // leaf repeated.
+            let mut full = true;
+            for (_, _, range) in &bounds.statements {
+                let (low, high) = self.range(range)?;
+                full &= low <= start && start + l.size - 1 <= high;
+            }
+            if full {
                 let mut jammed = jams.to_vec();
                 jammed.push(Jam {
                     loops: l.loops.clone(),
@@ -170,6 +227,13 @@ impl Machine<'_> {
                     count: l.size,
                 });
                 return self.nodes(&l.body, &jammed);
+            }
+        }
+        let guarded = bounds.needs_guards();
+        let pushed = self.guards.len();
+        if guarded {
+            for (statement, loop_id, range) in &bounds.statements {
+                self.guards.push((*statement, *loop_id, l.part, range));
             }
         }
         if l.kind == Kind::Reverse {
@@ -201,6 +265,7 @@ impl Machine<'_> {
         if parallel {
             self.parallel.pop();
         }
+        self.guards.truncate(pushed);
         result
     }
 
@@ -215,7 +280,11 @@ impl Machine<'_> {
                 }
                 rest /= jam.count;
             }
-            let result = self.statement(s);
+            let result = match self.guarded_in(s) {
+                Ok(true) => self.statement(s),
+                Ok(false) => Ok(()),
+                Err(e) => Err(e),
+            };
             if result.is_err() {
                 self.iterators = saved;
                 return result;
@@ -223,6 +292,25 @@ impl Machine<'_> {
         }
         self.iterators = saved;
         Ok(())
+    }
+
+    /// Whether statement `s` is within its ranges along every enclosing
+    /// loop that runs over a hull.
+    fn guarded_in(&self, s: usize) -> Result<bool, RunError> {
+        for &(statement, loop_id, part, range) in &self.guards {
+            if statement.0 != s {
+                continue;
+            }
+            let value = match part {
+                Part::Tile => self.tiles[loop_id.0],
+                Part::Point => self.iterators[loop_id.0],
+            }
+            .ok_or_else(|| RunError::Unbound("a guard outside its loop".into()))?;
+            if !self.within(value, range)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn element(&self, name: &str, subscripts: &[Affine]) -> Result<Element, RunError> {

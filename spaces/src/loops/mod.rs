@@ -2,6 +2,7 @@
 //! and `#pragma endscop` becomes a backbone of loops, statements and
 //! accesses ([`frontend`]).
 pub mod backbone;
+pub mod bounds;
 pub mod complete;
 pub mod dependences;
 pub mod directives;

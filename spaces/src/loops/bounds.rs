@@ -202,7 +202,9 @@ impl<'a> Scan<'a> {
             &mut counter,
             &mut paths,
         )?;
-        let origins: Vec<Bound> = tree_loops.iter().map(|l| origin(kernel, l)).collect();
+        let mut origins_found = Vec::with_capacity(tree_loops.len());
+        origins(kernel, &schedule.roots, &mut Vec::new(), &mut origins_found);
+        let origins = origins_found;
         let mut per_loop: Vec<Vec<(StatementId, LoopId, Interval)>> =
             vec![Vec::new(); tree_loops.len()];
         for (statement, levels) in &paths {
@@ -290,31 +292,46 @@ fn collect<'a>(
     Ok(())
 }
 
-/// A tile loop's origin: the lower bound its C loops share when it reads
-/// only parameters, else 0, so that merged statements step through the
-/// same tiles.
-fn origin(kernel: &Kernel, l: &TreeLoop) -> Bound {
+/// Each tree loop's origin, in [`Schedule::loops`] order: for a tile loop,
+/// the lower bound its C loops share when it reads only parameters and
+/// iterators of loops outside it (as OpenMP's `tile` steps from the
+/// loop's own lower bound), else 0; merged statements step through the
+/// same tiles either way.
+fn origins(kernel: &Kernel, nodes: &[Node], outer: &mut Vec<Vec<LoopId>>, out: &mut Vec<Bound>) {
+    for node in nodes {
+        let Node::Loop(l) = node else { continue };
+        out.push(origin(kernel, l, outer));
+        outer.push(if l.part == Part::Point {
+            l.loops.clone()
+        } else {
+            Vec::new()
+        });
+        origins(kernel, &l.body, outer, out);
+        outer.pop();
+    }
+}
+
+fn origin(kernel: &Kernel, l: &TreeLoop, outer: &[Vec<LoopId>]) -> Bound {
     let lowers: Vec<&Affine> = l.loops.iter().map(|x| &kernel.loops[x.0].lower).collect();
-    let shared = lowers.iter().all(|a| *a == lowers[0]);
-    let parametric = lowers[0]
-        .terms
-        .iter()
-        .all(|(v, _)| matches!(v, Variable::Param(_)));
-    if l.part == Part::Tile && shared && parametric {
-        Bound {
-            constant: lowers[0].constant,
-            terms: lowers[0]
-                .terms
-                .iter()
-                .filter_map(|&(v, c)| match v {
-                    Variable::Param(p) => Some((Term::Param(p), c)),
-                    Variable::Iterator(_) => None,
-                })
-                .collect(),
-            divisor: 1,
+    if l.part != Part::Tile || lowers.iter().any(|a| *a != lowers[0]) {
+        return Bound::constant(0);
+    }
+    let mut terms = Vec::new();
+    for &(v, c) in &lowers[0].terms {
+        match v {
+            Variable::Param(p) => terms.push((Term::Param(p), c)),
+            // Read by the name of the tree loop it is merged in.
+            Variable::Iterator(x) => match outer.iter().find(|merged| merged.contains(&x)) {
+                Some(merged) => terms.push((Term::Point(merged[0]), c)),
+                None => return Bound::constant(0),
+            },
         }
-    } else {
-        Bound::constant(0)
+    }
+    terms.sort();
+    Bound {
+        constant: lowers[0].constant,
+        terms,
+        divisor: 1,
     }
 }
 
@@ -495,10 +512,23 @@ fn statement_ranges(
                         + level.size * ceil_div(low.constant - origin.constant, level.size);
                     let mut coefficients = vec![0i64; width];
                     coefficients[var] = 1;
+                    let mut expressible = true;
                     for &(term, c) in &origin.terms {
-                        if let Term::Param(p) = term {
-                            coefficients[p] -= c;
+                        let index = match term {
+                            Term::Param(p) => Some(p),
+                            Term::Point(head) => levels
+                                .iter()
+                                .position(|v| v.part == Part::Point && v.head == head)
+                                .map(|i| params + i),
+                            Term::Tile(_) => None,
+                        };
+                        match index {
+                            Some(index) => coefficients[index] -= c,
+                            None => expressible = false,
                         }
+                    }
+                    if !expressible {
+                        continue;
                     }
                     let row = Row {
                         coefficients,

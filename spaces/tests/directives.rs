@@ -824,6 +824,7 @@ fn statement(s: usize) -> Node {
 fn tree_loop(loops: &[usize], body: Vec<Node>) -> Node {
     Node::Loop(TreeLoop {
         loops: loops.iter().map(|&l| LoopId(l)).collect(),
+        statements: Vec::new(),
         part: Part::Point,
         size: 1,
         kind: Kind::Sequential,

@@ -312,8 +312,11 @@ const PLUS: Distance = Distance::POSITIVE;
 fn gemm(c: &Check) {
     c.assert_carrying(&[2]);
     assert!(c.deps.iter().all(|d| d.name == "C"), "{}", c.shown());
+    // The two j loops are paired for fusion by C[i][j]: the records go on
+    // with the distance between them, 0.
     for d in c.expect(Kind::Flow, 0, 1, "C") {
-        assert_eq!(d.distances, [Exact(0)], "{}", c.shown());
+        assert_eq!(d.distances, [Exact(0), Exact(0)], "{}", c.shown());
+        assert_eq!(d.aligned, [(LoopId(1), LoopId(3))], "{}", c.shown());
         assert_eq!(d.carrier(), None);
     }
     let accumulate = c.expect_distances(Kind::Flow, 1, 1, "C", &[Exact(0), PLUS, Exact(0)]);

@@ -55,6 +55,10 @@ fn original_tree(kernel: &Kernel) -> Schedule {
                     lp.span.start,
                     Node::Loop(TreeLoop {
                         loops: vec![LoopId(l)],
+                        statements: (0..kernel.statements.len())
+                            .filter(|&s| kernel.statements[s].loops.contains(&LoopId(l)))
+                            .map(|s| (commute_spaces::loops::frontend::StatementId(s), LoopId(l)))
+                            .collect(),
                         part: Part::Point,
                         size: 1,
                         kind: Kind::Sequential,
@@ -97,8 +101,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     let mut transformed = 0;
     // Tile loops, parallel, vector, unrolled and reversed loops seen, and
     // candidates with a distributed loop, with two loops fused, with a
-    // loop outside one whose bounds read its iterator.
-    let mut features = [0usize; 8];
+    // loop outside one whose bounds read its iterator, with loops of
+    // different depths or bounds merged.
+    let mut features = [0usize; 9];
     for seed in 0..cases {
         let source = random_nests::program(&STYLE, seed);
         let kernel = read_kernel("random.c", &source)
@@ -151,6 +156,11 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             points.dedup();
             features[5] += usize::from(points.len() < count);
             features[6] += usize::from(loops.iter().any(|l| l.loops.len() > 1));
+            features[8] += usize::from(loops.iter().any(|l| {
+                l.loops
+                    .iter()
+                    .any(|&a| l.loops.iter().any(|&b| a != b && !kernel.fusable(a, b)))
+            }));
             features[7] += usize::from(triangular_interchanged(
                 &kernel,
                 &schedule.roots,
@@ -172,7 +182,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     eprintln!(
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
          tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
-         triangular interchanged candidates: {features:?}"
+         triangular interchanged, unequal loops fused candidates: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -225,6 +235,7 @@ fn the_interpreter_sees_illegal_trees() {
     let point = |l: usize, kind: Kind, body: Vec<Node>| {
         Node::Loop(TreeLoop {
             loops: vec![LoopId(l)],
+            statements: Vec::new(),
             part: Part::Point,
             size: 1,
             kind,

@@ -165,6 +165,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
     let point = |l: usize, body: Vec<Node>| {
         Node::Loop(TreeLoop {
             loops: vec![LoopId(l)],
+            statements: Vec::new(),
             part: Part::Point,
             size: 1,
             kind: Kind::Sequential,
@@ -206,7 +207,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
 #[test]
 fn fused_and_distributed_candidates_compute_the_original_arrays() {
     use commute_spaces::loops::names::apply_named_fixes;
-    let cases: [(&str, &[&str], &str); 3] = [
+    let cases: [(&str, &[&str], &str); 4] = [
         (
             "2mm.c",
             &[
@@ -236,6 +237,18 @@ fn fused_and_distributed_candidates_compute_the_original_arrays() {
                 "dim_kind(i) = PARALLEL",
             ],
             "for k\n  for j vector",
+        ),
+        // lu right-looking: the division's `j` merged with both updates'
+        // `k` outermost, the rows in parallel inside it.
+        (
+            "lu.c",
+            &[
+                "order(k, j@S1) = MERGED",
+                "order(k, k#2) = MERGED",
+                "order(k, i@S0) = OUTER",
+                "dim_kind(i@S0) = PARALLEL",
+            ],
+            "for j=k=k\n  for i parallel",
         ),
     ];
     for (file, fixes, shape) in cases {

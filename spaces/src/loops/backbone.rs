@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::dependences::{dependences, Dependence, Distance};
 use super::frontend::{Kernel, LoopId, StatementId, Variable};
+use super::fusion::Fusion;
 use super::space::{order, DepsId, Host, StatementsId};
 
 /// Tile sizes offered for a point dimension (1: not tiled).
@@ -29,6 +30,7 @@ pub struct KernelHost {
     deps: Arc<Vec<Dependence>>,
     /// The dimension objects, from object `n` on.
     dims: Arc<Vec<Dimension>>,
+    fusion: Arc<Fusion>,
 }
 
 impl KernelHost {
@@ -56,6 +58,7 @@ impl KernelHost {
             })
             .collect();
         KernelHost {
+            fusion: Arc::new(Fusion::of(&kernel)),
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
             dims: Arc::new(dims),
@@ -114,28 +117,49 @@ impl KernelHost {
         ((i.0 as usize) < self.kernel.statements.len()).then_some(i.0 as usize)
     }
 
-    /// The position of a dimension's loop among a dependence's common
-    /// loops, then its aligned ones, when the dimension is one of the
-    /// dependence's source.
+    /// For a dependence of a statement on itself, the position of a
+    /// dimension's loop among its loops, and whether it is a tile.
     fn position(&self, dep: DepsId, d: StatementsId) -> Option<(&Dependence, usize, bool)> {
         let dependence = self.deps.get(dep.0 as usize)?;
         let dimension = self.dimension(d)?;
-        if dimension.statement != dependence.source {
+        if dimension.statement != dependence.source || dependence.source != dependence.sink {
             return None;
         }
-        let common = dependence.loops.len();
         let position = dependence
             .loops
             .iter()
-            .position(|x| *x == dimension.loop_id)
-            .or_else(|| {
-                dependence
+            .position(|x| *x == dimension.loop_id)?;
+        Some((dependence, position, dimension.tile))
+    }
+
+    /// For a dependence between two statements, the position of the pair
+    /// of `d` (a dimension of its source) and `f` (one of its sink, the
+    /// same part) among its distances, and whether they are tiles.
+    fn pair(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+        f: StatementsId,
+    ) -> Option<(&Dependence, usize, bool)> {
+        let dependence = self.deps.get(dep.0 as usize)?;
+        let (a, b) = (self.dimension(d)?, self.dimension(f)?);
+        if dependence.source == dependence.sink
+            || a.statement != dependence.source
+            || b.statement != dependence.sink
+            || a.tile != b.tile
+        {
+            return None;
+        }
+        let position = if a.loop_id == b.loop_id {
+            dependence.loops.iter().position(|x| *x == a.loop_id)?
+        } else {
+            dependence.loops.len()
+                + dependence
                     .aligned
                     .iter()
-                    .position(|(x, _)| *x == dimension.loop_id)
-                    .map(|p| common + p)
-            })?;
-        Some((dependence, position, dimension.tile))
+                    .position(|&pair| pair == (a.loop_id, b.loop_id))?
+        };
+        Some((dependence, position, a.tile))
     }
 
     /// Whether loop `outer` encloses loop `inner` (or is it).
@@ -248,18 +272,21 @@ impl Host for KernelHost {
 
     fn in_loop(&self, d: StatementsId, i: StatementsId) -> bool {
         match (self.dimension(d), self.statement(i)) {
-            (Some(d), Some(s)) => self.kernel.statements[s]
-                .loops
-                .iter()
-                .any(|&l| l == d.loop_id || self.kernel.fusable(l, d.loop_id)),
+            (Some(d), Some(s)) => {
+                d.statement.0 == s
+                    || self.kernel.statements[s].loops.iter().any(|&l| {
+                        self.fusion
+                            .may_merge((d.statement, d.loop_id), (StatementId(s), l))
+                    })
+            }
             _ => false,
         }
     }
 
     fn counterpart(&self, a: StatementsId, b: StatementsId) -> bool {
         matches!((self.dimension(a), self.dimension(b)),
-            (Some(a), Some(b)) if a.tile == b.tile && a.statement != b.statement
-                && (a.loop_id == b.loop_id || self.kernel.fusable(a.loop_id, b.loop_id)))
+            (Some(a), Some(b)) if a.tile == b.tile
+                && self.fusion.may_merge((a.statement, a.loop_id), (b.statement, b.loop_id)))
     }
 
     fn possible_sizes(&self, d: StatementsId) -> Vec<i64> {
@@ -288,12 +315,6 @@ impl Host for KernelHost {
             .is_some_and(|d| d.source.0 == s.0 as usize && d.sink.0 == t.0 as usize && s != t)
     }
 
-    fn sink_of(&self, dep: DepsId, t: StatementsId) -> bool {
-        self.deps
-            .get(dep.0 as usize)
-            .is_some_and(|d| d.sink.0 == t.0 as usize)
-    }
-
     fn surely_positive(&self, dep: DepsId, d: StatementsId) -> bool {
         // A tile dimension's distance may be 0 even when the loop's is
         // positive; the point dimension then carries the dependence, and
@@ -302,36 +323,35 @@ impl Host for KernelHost {
             .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
     }
 
-    fn common_carrier(&self, dep: DepsId, d: StatementsId) -> bool {
-        self.position(dep, d).is_some_and(|(dependence, p, tile)| {
-            !tile && p < dependence.loops.len() && dependence.surely_positive_at(p)
-        })
-    }
-
     fn guards(&self, dep: DepsId, e: StatementsId, d: StatementsId) -> bool {
-        // Over the common loops only: the lexicographic order says nothing
-        // of aligned ones (`aligned_negative`).
         match (self.position(dep, e), self.position(dep, d)) {
             (Some((dependence, pe, _)), Some((_, pd, _))) => {
-                pd < dependence.loops.len()
-                    && pe < pd
-                    && dependence.maybe_negative_at(pd)
-                    && dependence.maybe_nonzero_at(pe)
+                pe < pd && dependence.maybe_negative_at(pd) && dependence.maybe_nonzero_at(pe)
             }
             _ => false,
         }
     }
 
-    fn aligned_negative(&self, dep: DepsId, d: StatementsId) -> bool {
-        self.position(dep, d).is_some_and(|(dependence, p, _)| {
-            p >= dependence.loops.len() && dependence.maybe_negative_at(p)
-        })
+    fn pair_positive(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        // A tile pair's distance may be 0 where its points' is positive.
+        self.pair(dep, d, f)
+            .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
     }
 
-    fn zero_possible(&self, dep: DepsId) -> bool {
-        self.deps
-            .get(dep.0 as usize)
-            .is_some_and(|d| d.zero_possible)
+    fn may_carry(&self, dep: DepsId, e: StatementsId) -> bool {
+        self.dims()
+            .into_iter()
+            .any(|g| self.pair_positive(dep, e, g))
+    }
+
+    fn pair_negative(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.pair(dep, d, f)
+            .is_some_and(|(dependence, p, _)| dependence.maybe_negative_at(p))
+    }
+
+    fn pair_nonzero(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.pair(dep, d, f)
+            .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
     }
 
     fn maybe_nonzero(&self, dep: DepsId, d: StatementsId) -> bool {

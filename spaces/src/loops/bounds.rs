@@ -175,8 +175,6 @@ struct Level {
     /// Index of the tree loop in [`Schedule::loops`] order.
     tree: usize,
     loop_id: LoopId,
-    /// The tree loop's first C loop, whose iterator names it.
-    head: LoopId,
     part: Part,
     size: i64,
 }
@@ -248,21 +246,26 @@ fn collect<'a>(
                 let mut levels = Vec::new();
                 for &(tree, l) in stack.iter() {
                     let mine: Vec<LoopId> = l
-                        .loops
+                        .members(kernel)
                         .iter()
-                        .copied()
-                        .filter(|x| own.loops.contains(x))
+                        .filter(|(x, _)| x == s)
+                        .map(|(_, l)| *l)
                         .collect();
                     let [loop_id] = mine[..] else {
+                        let names: Vec<&str> = l
+                            .loops
+                            .iter()
+                            .map(|x| kernel.loops[x.0].iterator.as_str())
+                            .collect();
                         return Err(ScanError(format!(
-                            "S{} is inside a loop that is not one of its own",
-                            s.0
+                            "S{} is inside a loop ({}) that is not one of its own",
+                            s.0,
+                            names.join(", ")
                         )));
                     };
                     levels.push(Level {
                         tree,
                         loop_id,
-                        head: l.loops[0],
                         part: l.part,
                         size: l.size,
                     });
@@ -294,25 +297,39 @@ fn collect<'a>(
 
 /// Each tree loop's origin, in [`Schedule::loops`] order: for a tile loop,
 /// the lower bound its C loops share when it reads only parameters and
-/// iterators of loops outside it (as OpenMP's `tile` steps from the
-/// loop's own lower bound), else 0; merged statements step through the
-/// same tiles either way.
-fn origins(kernel: &Kernel, nodes: &[Node], outer: &mut Vec<Vec<LoopId>>, out: &mut Vec<Bound>) {
+/// iterators of loops outside it that every statement of the loop shares
+/// (as OpenMP's `tile` steps from the loop's own lower bound), else 0;
+/// merged statements step through the same tiles either way. Iterators
+/// are read as the loop's first statement's.
+fn origins(
+    kernel: &Kernel,
+    nodes: &[Node],
+    outer: &mut Vec<(Part, Vec<(StatementId, LoopId)>)>,
+    out: &mut Vec<Bound>,
+) {
     for node in nodes {
         let Node::Loop(l) = node else { continue };
-        out.push(origin(kernel, l, outer));
-        outer.push(if l.part == Part::Point {
-            l.loops.clone()
-        } else {
-            Vec::new()
-        });
+        let members = l.members(kernel);
+        out.push(origin(kernel, l, &members, outer));
+        outer.push((l.part, members));
         origins(kernel, &l.body, outer, out);
         outer.pop();
     }
 }
 
-fn origin(kernel: &Kernel, l: &TreeLoop, outer: &[Vec<LoopId>]) -> Bound {
-    let lowers: Vec<&Affine> = l.loops.iter().map(|x| &kernel.loops[x.0].lower).collect();
+fn origin(
+    kernel: &Kernel,
+    l: &TreeLoop,
+    members: &[(StatementId, LoopId)],
+    outer: &[(Part, Vec<(StatementId, LoopId)>)],
+) -> Bound {
+    let lowers: Vec<&Affine> = members
+        .iter()
+        .map(|(_, x)| &kernel.loops[x.0].lower)
+        .collect();
+    let Some(&(first, _)) = members.first() else {
+        return Bound::constant(0);
+    };
     if l.part != Part::Tile || lowers.iter().any(|a| *a != lowers[0]) {
         return Bound::constant(0);
     }
@@ -320,11 +337,20 @@ fn origin(kernel: &Kernel, l: &TreeLoop, outer: &[Vec<LoopId>]) -> Bound {
     for &(v, c) in &lowers[0].terms {
         match v {
             Variable::Param(p) => terms.push((Term::Param(p), c)),
-            // Read by the name of the tree loop it is merged in.
-            Variable::Iterator(x) => match outer.iter().find(|merged| merged.contains(&x)) {
-                Some(merged) => terms.push((Term::Point(merged[0]), c)),
-                None => return Bound::constant(0),
-            },
+            Variable::Iterator(x) => {
+                // One outer point loop holds `x` for every statement here.
+                let shared = outer.iter().any(|(part, outer_members)| {
+                    *part == Part::Point
+                        && outer_members.contains(&(first, x))
+                        && members
+                            .iter()
+                            .all(|(s, _)| outer_members.contains(&(*s, x)))
+                });
+                if !shared {
+                    return Bound::constant(0);
+                }
+                terms.push((Term::Point(x), c));
+            }
         }
     }
     terms.sort();
@@ -416,15 +442,15 @@ fn statement_ranges(
         }
     }
     let own: Vec<Row> = rows.iter().map(|(_, r)| r.clone()).collect();
-    // Bounds read merged loops by the tree loop's name.
+    // Bounds read the statement's own loops.
     let term_of = |index: usize| -> Term {
         if index < params {
             Term::Param(index)
         } else {
             let level = &levels[index - params];
             match level.part {
-                Part::Point => Term::Point(level.head),
-                Part::Tile => Term::Tile(level.head),
+                Part::Point => Term::Point(level.loop_id),
+                Part::Tile => Term::Tile(level.loop_id),
             }
         }
     };
@@ -516,9 +542,9 @@ fn statement_ranges(
                     for &(term, c) in &origin.terms {
                         let index = match term {
                             Term::Param(p) => Some(p),
-                            Term::Point(head) => levels
+                            Term::Point(x) => levels
                                 .iter()
-                                .position(|v| v.part == Part::Point && v.head == head)
+                                .position(|v| v.part == Part::Point && v.loop_id == x)
                                 .map(|i| params + i),
                             Term::Tile(_) => None,
                         };
@@ -674,6 +700,7 @@ mod tests {
     fn tree(loop_id: usize, part: Part, size: i64, body: Vec<Node>) -> Node {
         Node::Loop(TreeLoop {
             loops: vec![LoopId(loop_id)],
+            statements: Vec::new(),
             part,
             size,
             kind: Kind::Sequential,

@@ -12,6 +12,7 @@
 use std::fmt;
 
 use super::frontend::{Access, Affine, Kernel, LoopId, StatementId, Variable};
+use super::fusion::Fusion;
 use super::inequalities::System;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,10 +132,10 @@ pub struct Dependence {
     pub name: String,
     /// The loops around both statements, outermost first.
     pub loops: Vec<LoopId>,
-    /// After those, pairs of loops at the same depth, one around each end
-    /// (the source's first), that may be fused: their distances follow
-    /// the common loops' in `distances`, without the lexicographic order
-    /// (in the original program the source's loop runs entirely first).
+    /// After those, pairs of different loops, one around each end (the
+    /// source's first), that may be merged ([`Fusion`]): their distances
+    /// follow the common loops' in `distances`, without the lexicographic
+    /// order (in the original program they are different loops).
     pub aligned: Vec<(LoopId, LoopId)>,
     /// One distance per common loop, then per aligned pair; over the
     /// common loops the vector is lexicographically positive, or zero with
@@ -247,18 +248,24 @@ impl fmt::Display for Kind {
 
 /// Every dependence of the kernel.
 pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
+    let fusion = Fusion::of(kernel);
     let mut out = Vec::new();
     let n = kernel.statements.len();
     for first in 0..n {
         for second in first..n {
             let (s1, s2) = (&kernel.statements[first], &kernel.statements[second]);
             let common = kernel.common_loops(StatementId(first), StatementId(second));
-            let aligned: Vec<(LoopId, LoopId)> = s1.loops[common.len()..]
-                .iter()
-                .zip(&s2.loops[common.len()..])
-                .take_while(|(a, b)| kernel.fusable(**a, **b))
-                .map(|(a, b)| (*a, *b))
-                .collect();
+            let mut aligned: Vec<(LoopId, LoopId)> = Vec::new();
+            let mut depths: Vec<(usize, usize)> = Vec::new();
+            for (d1, &a) in s1.loops.iter().enumerate() {
+                for (d2, &b) in s2.loops.iter().enumerate() {
+                    if a != b && fusion.may_merge((StatementId(first), a), (StatementId(second), b))
+                    {
+                        aligned.push((a, b));
+                        depths.push((d1, d2));
+                    }
+                }
+            }
             let instances = Instances::new(kernel, &s1.loops, &s2.loops);
             // Every pair of accesses with a write, in both orders.
             let accesses1 =
@@ -279,8 +286,7 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                     let Some(system) = instances.same_element(a1, a2) else {
                         continue;
                     };
-                    for (direction, distances) in
-                        directions(&system, &instances, &uniform, aligned.len())
+                    for (direction, distances) in directions(&system, &instances, &uniform, &depths)
                     {
                         record(
                             &mut out,
@@ -409,9 +415,15 @@ impl<'a> Instances<'a> {
     /// `coefficients` of `iteration(second) - iteration(first)` along the
     /// common loop at `position`, times `sign`.
     fn difference(&self, position: usize, sign: i64) -> Vec<i64> {
+        self.pair_difference((position, position), sign)
+    }
+
+    /// `coefficients` of the second instance's iterator at depth `.1`
+    /// minus the first's at depth `.0`, times `sign`.
+    fn pair_difference(&self, (first, second): (usize, usize), sign: i64) -> Vec<i64> {
         let mut row = vec![0; self.variables()];
-        row[self.iterator(true, position)] = sign;
-        row[self.iterator(false, position)] = -sign;
+        row[self.iterator(true, second)] += sign;
+        row[self.iterator(false, first)] -= sign;
         row
     }
 }
@@ -435,14 +447,14 @@ fn directions(
     system: &System,
     instances: &Instances,
     uniform: &[Option<i64>],
-    aligned: usize,
+    aligned: &[(usize, usize)],
 ) -> Vec<(Direction, Vec<Distance>)> {
     let common = uniform.len();
     // The signs along the aligned pairs, after the common loops, within a
     // group; `None` when the group has no integer pair.
     let with_aligned = |group: &System, mut distances: Vec<Distance>| {
-        for position in common..common + aligned {
-            distances.push(signs(group, instances, position)?);
+        for &depths in aligned {
+            distances.push(pair_signs(group, instances, depths)?);
         }
         Some(distances)
     };
@@ -496,8 +508,13 @@ fn directions(
 /// The signs the distance at `position` may have in `system`, or `None`
 /// when it has none.
 fn signs(system: &System, instances: &Instances, position: usize) -> Option<Distance> {
-    let up = instances.difference(position, 1);
-    let down = instances.difference(position, -1);
+    pair_signs(system, instances, (position, position))
+}
+
+/// The signs the distance between the loops at the two depths may have.
+fn pair_signs(system: &System, instances: &Instances, depths: (usize, usize)) -> Option<Distance> {
+    let up = instances.pair_difference(depths, 1);
+    let down = instances.pair_difference(depths, -1);
     let signs = Signs {
         negative: system.with(down.clone(), -1).may_be_feasible(),
         zero: {

@@ -28,6 +28,7 @@ pub fn explicit_code(
         kernel,
         scan: &scan,
         tile_names: tile_names(kernel),
+        path: Vec::new(),
         helpers: HELPER_DEFINITIONS.map(|(name, _, _)| {
             let mut unique = format!("commute_{name}");
             while taken.contains(&unique) {
@@ -35,6 +36,7 @@ pub fn explicit_code(
             }
             (unique, std::cell::Cell::new(false))
         }),
+        taken,
         out: String::new(),
     };
     writer.line(
@@ -144,12 +146,20 @@ fn identifiers(kernel: &Kernel) -> HashSet<String> {
 
 /// An unrolled-and-jammed loop around the statements being written: each
 /// is repeated for `iterator = base + 0 .. base + count - 1`.
+#[derive(Clone)]
 struct Jam {
-    /// The iterators of the jammed loop, several when loops are fused:
-    /// they move together.
-    iterators: Vec<String>,
+    /// The jammed loop's variable.
+    variable: String,
     base: String,
     count: i64,
+}
+
+/// A loop of the tree being written, around what is written now.
+struct Scope {
+    /// Its variable: unique along the path, so nothing inside shadows it.
+    variable: String,
+    part: Part,
+    members: Vec<(StatementId, LoopId)>,
 }
 
 /// Conditions still to check before statements run, per statement: their
@@ -160,6 +170,10 @@ struct Writer<'a> {
     kernel: &'a Kernel,
     scan: &'a Scan<'a>,
     tile_names: Vec<String>,
+    /// Every identifier of the file: fresh variables avoid them.
+    taken: HashSet<String>,
+    /// The loops around what is written now, outermost first.
+    path: Vec<Scope>,
     /// The helper macros' names (`min`, `max`, `floord`, `ceild`), unique
     /// in the file, and which of them the code uses.
     helpers: [(String, std::cell::Cell<bool>); 4],
@@ -213,19 +227,30 @@ impl Writer<'_> {
         iter.fold(first, |acc, x| self.helper(which, &acc, &x))
     }
 
-    fn term(&self, term: Term) -> String {
-        match term {
-            Term::Param(p) => self.kernel.params[p].clone(),
-            Term::Point(l) => self.kernel.loops[l.0].iterator.clone(),
-            Term::Tile(l) => self.tile_names[l.0].clone(),
-        }
+    /// The variable that holds statement `s`'s iterator `term` here.
+    fn term(&self, s: StatementId, term: Term) -> String {
+        let (loop_id, part) = match term {
+            Term::Param(p) => return self.kernel.params[p].clone(),
+            Term::Point(l) => (l, Part::Point),
+            Term::Tile(l) => (l, Part::Tile),
+        };
+        self.path
+            .iter()
+            .rev()
+            .find(|scope| scope.part == part && scope.members.contains(&(s, loop_id)))
+            .map(|scope| scope.variable.clone())
+            .unwrap_or_else(|| match part {
+                Part::Point => self.kernel.loops[loop_id.0].iterator.clone(),
+                Part::Tile => self.tile_names[loop_id.0].clone(),
+            })
     }
 
-    /// `constant + sum(coefficient * term)`, before division.
-    fn numerator(&self, b: &Bound) -> String {
+    /// `constant + sum(coefficient * term)`, before division, read as
+    /// statement `s`'s.
+    fn numerator(&self, s: StatementId, b: &Bound) -> String {
         let mut out = String::new();
         for &(term, coefficient) in &b.terms {
-            let name = self.term(term);
+            let name = self.term(s, term);
             let magnitude = coefficient.unsigned_abs();
             let text = if magnitude == 1 {
                 name
@@ -255,8 +280,8 @@ impl Writer<'_> {
 
     /// A bound, rounded up (`up`) or down; C's `/` truncates, so a
     /// numerator that may be negative is rounded explicitly.
-    fn bound(&self, b: &Bound, up: bool) -> String {
-        let n = self.numerator(b);
+    fn bound(&self, s: StatementId, b: &Bound, up: bool) -> String {
+        let n = self.numerator(s, b);
         match (b.divisor, up) {
             (1, _) => n,
             (d, true) => self.helper(CEILD, &n, &d.to_string()),
@@ -265,54 +290,80 @@ impl Writer<'_> {
     }
 
     /// The largest of a range's lower bounds.
-    fn lower(&self, range: &Interval) -> String {
+    fn lower(&self, s: StatementId, range: &Interval) -> String {
         self.fold(
-            range.lower.iter().map(|b| self.bound(b, true)).collect(),
+            range.lower.iter().map(|b| self.bound(s, b, true)).collect(),
             MAX,
         )
     }
 
     /// One past the smallest of a range's upper bounds.
-    fn upper_exclusive(&self, range: &Interval) -> String {
+    fn upper_exclusive(&self, s: StatementId, range: &Interval) -> String {
         self.fold(
             range
                 .upper
                 .iter()
                 .map(|b| match b.divisor {
-                    1 => self.bound(&b.plus(1), false),
-                    _ => format!("{} + 1", self.bound(b, false)),
+                    1 => self.bound(s, &b.plus(1), false),
+                    _ => format!("{} + 1", self.bound(s, b, false)),
                 })
                 .collect(),
             MIN,
         )
     }
 
-    /// Where the loop starts and where it stops (exclusive): its range, or
-    /// the hull of its statements' ranges.
-    fn hull(&self, bounds: &LoopBounds) -> (String, String) {
-        let ranges = bounds.ranges();
-        let lower = self.fold(ranges.iter().map(|r| self.lower(r)).collect(), MIN);
-        let upper = self.fold(
-            ranges.iter().map(|r| self.upper_exclusive(r)).collect(),
-            MAX,
-        );
-        (lower, upper)
+    /// Each statement's range as written, `(lower, upper exclusive)`.
+    fn ranges(&self, bounds: &LoopBounds) -> Vec<(StatementId, String, String)> {
+        bounds
+            .statements
+            .iter()
+            .map(|(s, _, range)| (*s, self.lower(*s, range), self.upper_exclusive(*s, range)))
+            .collect()
     }
 
-    /// `name`'s range for one statement, as a condition.
-    fn condition(&self, name: &str, range: &Interval) -> String {
+    /// `variable`'s range for one statement, as a condition.
+    fn condition(&self, s: StatementId, variable: &str, range: &Interval) -> String {
         let mut parts: Vec<String> = range
             .lower
             .iter()
-            .map(|b| format!("{name} >= {}", self.bound(b, true)))
+            .map(|b| format!("{variable} >= {}", self.bound(s, b, true)))
             .collect();
         parts.extend(
             range
                 .upper
                 .iter()
-                .map(|b| format!("{name} <= {}", self.bound(b, false))),
+                .map(|b| format!("{variable} <= {}", self.bound(s, b, false))),
         );
         parts.join(" && ")
+    }
+
+    /// A variable for a loop: the iterator (or tile) name most of its
+    /// statements know it by, unless a loop around it has that name; then
+    /// another of its names, or a fresh one.
+    fn variable(&self, l: &TreeLoop, members: &[(StatementId, LoopId)]) -> String {
+        let name = |x: LoopId| match l.part {
+            Part::Point => self.kernel.loops[x.0].iterator.clone(),
+            Part::Tile => self.tile_names[x.0].clone(),
+        };
+        let mut candidates: Vec<(usize, String)> = Vec::new();
+        for x in std::iter::once(l.loops[0]).chain(members.iter().map(|(_, x)| *x)) {
+            let n = name(x);
+            let count = members.iter().filter(|(_, y)| name(*y) == n).count();
+            if !candidates.iter().any(|(_, c)| *c == n) {
+                candidates.push((count, n));
+            }
+        }
+        // Most statements first; among equals, the first loop's name.
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let used = |n: &str| self.path.iter().any(|scope| scope.variable == n);
+        if let Some((_, n)) = candidates.iter().find(|(_, n)| !used(n)) {
+            return n.clone();
+        }
+        let base = &candidates[0].1;
+        (2..)
+            .map(|k| format!("{base}_{k}"))
+            .find(|n| !used(n) && !self.taken.contains(n))
+            .unwrap_or_else(|| base.clone())
     }
 
     fn nodes(&mut self, nodes: &[Node], indent: &str, jams: &[Jam], guards: &Guards) {
@@ -338,7 +389,7 @@ impl Writer<'_> {
                 None => (indent.to_string(), guards.clone()),
             };
             match node {
-                Node::Statement(s) => self.statement(s.0, &indent, jams, &rest),
+                Node::Statement(s) => self.statement(*s, &indent, jams, &rest),
                 Node::Loop(l) => self.tree_loop(l, &indent, jams, &rest),
             }
             if shared.is_some() {
@@ -347,15 +398,55 @@ impl Writer<'_> {
         }
     }
 
-    fn statement(&mut self, s: usize, indent: &str, jams: &[Jam], guards: &Guards) {
-        let mut text = self.kernel.source[self.kernel.statements[s].span.clone()]
+    /// A statement: within the jammed iterations around it (one copy
+    /// each), its guards, and its iterators bound to the loops' variables
+    /// where their names differ.
+    fn statement(&mut self, s: StatementId, indent: &str, jams: &[Jam], guards: &Guards) {
+        let text = self.kernel.source[self.kernel.statements[s.0].span.clone()]
             .trim()
             .to_string();
-        if let Some(conditions) = guards.get(&StatementId(s)).filter(|g| !g.is_empty()) {
-            text = format!("if ({}) {text}", conditions.join(" && "));
+        let renames: Vec<(String, String)> = self.kernel.statements[s.0]
+            .loops
+            .iter()
+            .map(|&l| {
+                (
+                    self.kernel.loops[l.0].iterator.clone(),
+                    self.term(s, Term::Point(l)),
+                )
+            })
+            .filter(|(name, variable)| name != variable)
+            .collect();
+        let mut body = String::new();
+        if !renames.is_empty() {
+            // Through temporaries when one name is another's variable.
+            let crossed = renames
+                .iter()
+                .any(|(name, _)| renames.iter().any(|(_, v)| v == name));
+            if crossed {
+                let temporaries: Vec<String> = (0..renames.len())
+                    .map(|k| format!("commute_v{k}"))
+                    .collect();
+                for ((_, v), t) in renames.iter().zip(&temporaries) {
+                    body.push_str(&format!("const int {t} = {v}; "));
+                }
+                for ((name, _), t) in renames.iter().zip(&temporaries) {
+                    body.push_str(&format!("const int {name} = {t}; "));
+                }
+            } else {
+                for (name, v) in &renames {
+                    body.push_str(&format!("const int {name} = {v}; "));
+                }
+            }
+        }
+        body.push_str(&text);
+        if !renames.is_empty() {
+            body = format!("{{ {body} }}");
+        }
+        if let Some(conditions) = guards.get(&s).filter(|g| !g.is_empty()) {
+            body = format!("if ({}) {body}", conditions.join(" && "));
         }
         if jams.is_empty() {
-            self.line(indent, &text);
+            self.line(indent, &body);
             return;
         }
         // One copy per combination of the jammed iterations, innermost
@@ -367,55 +458,67 @@ impl Writer<'_> {
             for jam in jams.iter().rev() {
                 let offset = rest % jam.count;
                 rest /= jam.count;
-                for iterator in jam.iterators.iter().rev() {
-                    bindings.push(format!("const int {iterator} = {} + {offset};", jam.base));
-                }
+                bindings.push(format!(
+                    "const int {} = {} + {offset};",
+                    jam.variable, jam.base
+                ));
             }
             bindings.reverse();
-            self.line(indent, &format!("{{ {} {text} }}", bindings.join(" ")));
+            self.line(indent, &format!("{{ {} {body} }}", bindings.join(" ")));
         }
-    }
-
-    /// The guards of a loop whose statements' ranges differ: each
-    /// statement's own range, on its own iterator.
-    fn loop_guards(&self, l: &TreeLoop, bounds: &LoopBounds, guards: &Guards) -> Guards {
-        let mut out = guards.clone();
-        if bounds.needs_guards() {
-            let head = l.loops[0];
-            for (statement, _, range) in &bounds.statements {
-                let name = match l.part {
-                    Part::Tile => self.tile_names[head.0].clone(),
-                    Part::Point => self.kernel.loops[head.0].iterator.clone(),
-                };
-                out.entry(*statement)
-                    .or_default()
-                    .push(self.condition(&name, range));
-            }
-        }
-        out
     }
 
     fn tree_loop(&mut self, l: &TreeLoop, indent: &str, jams: &[Jam], guards: &Guards) {
         let scan = self.scan;
         let bounds = scan.of(l);
-        let first = l.loops[0];
-        let (lower, upper) = self.hull(bounds);
-        let tile = self.tile_names[first.0].clone();
-        let iterator = self.kernel.loops[first.0].iterator.clone();
+        let members = l.members(self.kernel);
+        let ranges = self.ranges(bounds);
+        let lower = self.fold(ranges.iter().map(|r| r.1.clone()).collect(), MIN);
+        let upper = self.fold(ranges.iter().map(|r| r.2.clone()).collect(), MAX);
+        let distinct = {
+            let mut texts: Vec<(&String, &String)> = ranges.iter().map(|r| (&r.1, &r.2)).collect();
+            texts.sort();
+            texts.dedup();
+            texts.len()
+        };
+        let variable = self.variable(l, &members);
+        // Statements whose ranges differ run over the hull, each guarded
+        // by its own range.
+        let mut guarded = guards.clone();
+        if distinct > 1 {
+            for (s, _, range) in &bounds.statements {
+                let condition = self.condition(*s, &variable, range);
+                guarded.entry(*s).or_default().push(condition);
+            }
+        }
+        let full = if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
+            self.full_tile(l, bounds)
+        } else {
+            Vec::new()
+        };
+        let tile_start = (l.part == Part::Tile).then(|| self.tile_start(bounds, &lower, l.size));
+        let jam_base = bounds
+            .statements
+            .first()
+            .map(|(s, x, _)| self.term(*s, Term::Tile(*x)))
+            .unwrap_or_default();
+        self.path.push(Scope {
+            variable: variable.clone(),
+            part: l.part,
+            members,
+        });
         let inner = format!("{indent}  ");
-        let guarded = self.loop_guards(l, bounds, guards);
         match (l.part, l.kind) {
             (Part::Tile, kind) => {
                 self.pragma(kind, indent);
-                let start = self.tile_start(bounds, &lower, l.size);
+                let start = tile_start.unwrap_or_default();
                 self.line(
                     indent,
                     &format!(
-                        "for (int {tile} = {start}; {tile} < {upper}; {tile} += {}) {{",
+                        "for (int {variable} = {start}; {variable} < {upper}; {variable} += {}) {{",
                         l.size
                     ),
                 );
-                self.aliases(l, &inner, true);
                 self.nodes(&l.body, &inner, jams, &guarded);
                 self.line(indent, "}");
             }
@@ -423,7 +526,6 @@ impl Writer<'_> {
                 // A tile inside every statement's range is unrolled and
                 // jammed; others (the last, partial one) run as a plain
                 // loop.
-                let full = self.full_tile(l, bounds, &tile);
                 let jammed_branch = !full.is_empty();
                 if jammed_branch {
                     self.line(indent, &format!("if ({}) {{", full.join(" && ")));
@@ -433,24 +535,10 @@ impl Writer<'_> {
                 } else {
                     indent.to_string()
                 };
-                let mut jammed: Vec<Jam> = jams
-                    .iter()
-                    .map(|j| Jam {
-                        iterators: j.iterators.clone(),
-                        base: j.base.clone(),
-                        count: j.count,
-                    })
-                    .collect();
-                let mut iterators = vec![iterator.clone()];
-                for &other in &l.loops[1..] {
-                    let name = &self.kernel.loops[other.0].iterator;
-                    if !iterators.contains(name) {
-                        iterators.push(name.clone());
-                    }
-                }
+                let mut jammed: Vec<Jam> = jams.to_vec();
                 jammed.push(Jam {
-                    iterators,
-                    base: tile.clone(),
+                    variable: variable.clone(),
+                    base: jam_base,
                     count: l.size,
                 });
                 self.nodes(&l.body, &jam_indent, &jammed, guards);
@@ -459,11 +547,10 @@ impl Writer<'_> {
                     self.line(
                         &inner,
                         &format!(
-                            "for (int {iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{"
+                            "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
                         ),
                     );
                     let deeper = format!("{inner}  ");
-                    self.aliases(l, &deeper, false);
                     self.nodes(&l.body, &deeper, jams, &guarded);
                     self.line(&inner, "}");
                     self.line(indent, "}");
@@ -473,11 +560,10 @@ impl Writer<'_> {
                 self.line(
                     indent,
                     &format!(
-                        "for (int {iterator} = {} - 1; {iterator} >= {lower}; {iterator}--) {{",
+                        "for (int {variable} = {} - 1; {variable} >= {lower}; {variable}--) {{",
                         parenthesized(&upper)
                     ),
                 );
-                self.aliases(l, &inner, false);
                 self.nodes(&l.body, &inner, jams, &guarded);
                 self.line(indent, "}");
             }
@@ -486,42 +572,53 @@ impl Writer<'_> {
                 self.line(
                     indent,
                     &format!(
-                        "for (int {iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{"
+                        "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
                     ),
                 );
-                self.aliases(l, &inner, false);
                 self.nodes(&l.body, &inner, jams, &guarded);
                 self.line(indent, "}");
             }
         }
+        self.path.pop();
     }
 
     /// The first tile: the first value congruent to the origin modulo the
-    /// size that is at least `lower`.
+    /// size that is at least `lower`. The origin reads the first
+    /// statement's iterators.
     fn tile_start(&self, bounds: &LoopBounds, lower: &str, size: i64) -> String {
         let origin = &bounds.origin;
-        let ranges = bounds.ranges();
+        let Some(&(first, _, _)) = bounds.statements.first() else {
+            return lower.to_string();
+        };
         // One lower bound a constant away from the origin: fold it here.
-        if let [range] = ranges[..] {
-            if let [low] = &range.lower[..] {
-                if low.divisor == 1 && low.terms == origin.terms {
-                    let first = origin.constant
-                        + size * super::bounds::ceil_div(low.constant - origin.constant, size);
-                    return self.numerator(&Bound {
-                        constant: first,
+        let lowers: Vec<&Bound> = bounds
+            .statements
+            .iter()
+            .flat_map(|(_, _, r)| &r.lower)
+            .collect();
+        if let [low, rest @ ..] = &lowers[..] {
+            let same = rest.iter().all(|x| x == low);
+            if same && low.divisor == 1 && low.terms == origin.terms {
+                let start = origin.constant
+                    + size * super::bounds::ceil_div(low.constant - origin.constant, size);
+                return self.numerator(
+                    first,
+                    &Bound {
+                        constant: start,
                         ..origin.clone()
-                    });
-                }
+                    },
+                );
             }
         }
-        let origin_text = self.numerator(origin);
-        let offset = if origin.terms.is_empty() && origin.constant == 0 {
-            parenthesized(lower)
+        let origin_text = self.numerator(first, origin);
+        let at_zero = origin.terms.is_empty() && origin.constant == 0;
+        let offset = if at_zero {
+            lower.to_string()
         } else {
-            format!("({lower} - ({origin_text}))")
+            format!("{lower} - ({origin_text})")
         };
         let tiles = self.helper(CEILD, &offset, &size.to_string());
-        if origin.terms.is_empty() && origin.constant == 0 {
+        if at_zero {
             format!("{size} * {tiles}")
         } else {
             format!("{origin_text} + {size} * {tiles}")
@@ -530,21 +627,25 @@ impl Writer<'_> {
 
     /// The conditions for a whole tile of an unrolled loop to lie within
     /// every statement's range: its bounds other than the tile's own.
-    fn full_tile(&self, l: &TreeLoop, bounds: &LoopBounds, tile: &str) -> Vec<String> {
+    fn full_tile(&self, l: &TreeLoop, bounds: &LoopBounds) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        // Bounds read merged loops by the tree loop's first one.
-        let own_tile = Term::Tile(l.loops[0]);
-        for (_, _, range) in &bounds.statements {
+        for (s, x, range) in &bounds.statements {
+            let own_tile = Term::Tile(*x);
+            let tile = self.term(*s, own_tile);
             for b in &range.lower {
                 if !b.is(own_tile) {
-                    out.push(format!("{} <= {tile}", self.bound(b, true)));
+                    out.push(format!("{} <= {tile}", self.bound(*s, b, true)));
                 }
             }
             for b in &range.upper {
                 if *b != Bound::of_term(own_tile).plus(l.size - 1) {
                     out.push(match b.divisor {
-                        1 => format!("{tile} + {} <= {}", l.size, self.bound(&b.plus(1), false)),
-                        _ => format!("{tile} + {} <= {}", l.size - 1, self.bound(b, false)),
+                        1 => format!(
+                            "{tile} + {} <= {}",
+                            l.size,
+                            self.bound(*s, &b.plus(1), false)
+                        ),
+                        _ => format!("{tile} + {} <= {}", l.size - 1, self.bound(*s, b, false)),
                     });
                 }
             }
@@ -563,28 +664,6 @@ impl Writer<'_> {
             Kind::Parallel => self.line(indent, "#pragma omp parallel for"),
             Kind::Vector => self.line(indent, "#pragma omp simd"),
             Kind::Sequential | Kind::Unroll | Kind::Reverse => {}
-        }
-    }
-
-    /// Merged loops share the first loop's iterator (their bounds are
-    /// equal): the others are declared equal to it.
-    fn aliases(&mut self, l: &TreeLoop, indent: &str, tile: bool) {
-        let name = |w: &Self, x: LoopId| {
-            if tile {
-                w.tile_names[x.0].clone()
-            } else {
-                w.kernel.loops[x.0].iterator.clone()
-            }
-        };
-        let first = name(self, l.loops[0]);
-        let mut declared = vec![first.clone()];
-        for &other in &l.loops[1..] {
-            let alias = name(self, other);
-            // Fused loops often share their iterator's name.
-            if !declared.contains(&alias) {
-                self.line(indent, &format!("const int {alias} = {first};"));
-                declared.push(alias);
-            }
         }
     }
 }

@@ -54,8 +54,8 @@ pub fn run(
         scan: &scan,
         guards: Vec::new(),
         params,
-        iterators: vec![None; kernel.loops.len()],
-        tiles: vec![None; kernel.loops.len()],
+        iterators: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
+        tiles: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
         memory: HashMap::new(),
         parallel: Vec::new(),
         executed: 0,
@@ -88,8 +88,9 @@ struct ParallelScope {
 /// `base .. base + count` in each leaf.
 #[derive(Clone)]
 struct Jam {
-    /// The jammed loop, several when loops are fused: they move together.
-    loops: Vec<LoopId>,
+    /// The jammed loop's statements with their own loops: they move
+    /// together.
+    members: Vec<(StatementId, LoopId)>,
     base: i64,
     count: i64,
 }
@@ -97,12 +98,16 @@ struct Jam {
 struct Machine<'a> {
     kernel: &'a Kernel,
     scan: &'a Scan<'a>,
-    /// The ranges statements must be in along the enclosing loops that run
-    /// over a hull: statement, its loop, tile or point, range.
+    /// The ranges statements must be in along the enclosing loops (which
+    /// run over the hull of their statements' ranges): statement, its
+    /// loop, tile or point, range.
     guards: Vec<(StatementId, LoopId, Part, &'a Interval)>,
     params: &'a [i64],
-    iterators: Vec<Option<i64>>,
-    tiles: Vec<Option<i64>>,
+    /// Per statement and C loop, the iterator's value here: merged loops
+    /// of different statements may be different C loops, and one C loop
+    /// may be at two places for two statements.
+    iterators: Vec<Vec<Option<i64>>>,
+    tiles: Vec<Vec<Option<i64>>>,
     memory: Memory,
     parallel: Vec<ParallelScope>,
     executed: usize,
@@ -110,11 +115,12 @@ struct Machine<'a> {
 }
 
 impl<'a> Machine<'a> {
-    fn eval(&self, a: &Affine) -> Result<i64, RunError> {
+    /// An affine expression of statement `s`'s iterators.
+    fn eval(&self, s: usize, a: &Affine) -> Result<i64, RunError> {
         let mut value = a.constant;
         for &(variable, coefficient) in &a.terms {
             let x = match variable {
-                Variable::Iterator(l) => self.iterators[l.0].ok_or_else(|| {
+                Variable::Iterator(l) => self.iterators[s][l.0].ok_or_else(|| {
                     RunError::Unbound(format!(
                         "iterator `{}` outside its loop",
                         self.kernel.loops[l.0].iterator
@@ -139,35 +145,31 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
-    fn value(&self, term: Term) -> Option<i64> {
+    /// A term of a bound, read as statement `s`'s.
+    fn value(&self, s: StatementId, term: Term) -> Option<i64> {
         match term {
             Term::Param(p) => self.params.get(p).copied(),
-            Term::Point(l) => self.iterators[l.0],
-            Term::Tile(l) => self.tiles[l.0],
+            Term::Point(l) => self.iterators[s.0][l.0],
+            Term::Tile(l) => self.tiles[s.0][l.0],
         }
     }
 
-    fn bound(&self, b: &Bound, up: bool) -> Result<i64, RunError> {
-        b.eval(|t| self.value(t), up)
+    fn bound(&self, s: StatementId, b: &Bound, up: bool) -> Result<i64, RunError> {
+        b.eval(|t| self.value(s, t), up)
             .ok_or_else(|| RunError::Unbound("a bound reads an iterator outside its loop".into()))
     }
 
-    /// The range's first and last values.
-    fn range(&self, range: &Interval) -> Result<(i64, i64), RunError> {
+    /// Statement `s`'s range: its first and last values.
+    fn range(&self, s: StatementId, range: &Interval) -> Result<(i64, i64), RunError> {
         let mut low = i64::MIN;
         for b in &range.lower {
-            low = low.max(self.bound(b, true)?);
+            low = low.max(self.bound(s, b, true)?);
         }
         let mut high = i64::MAX;
         for b in &range.upper {
-            high = high.min(self.bound(b, false)?);
+            high = high.min(self.bound(s, b, false)?);
         }
         Ok((low, high))
-    }
-
-    fn within(&self, value: i64, range: &Interval) -> Result<bool, RunError> {
-        let (low, high) = self.range(range)?;
-        Ok(low <= value && value <= high)
     }
 
     /// The iterations of a loop, in program order: the hull of its
@@ -175,15 +177,19 @@ impl<'a> Machine<'a> {
     /// lower end that is congruent to the origin.
     fn iterations(&self, l: &TreeLoop, bounds: &LoopBounds) -> Result<Vec<i64>, RunError> {
         let (mut lower, mut upper) = (i64::MAX, i64::MIN);
-        for range in bounds.ranges() {
-            let (low, high) = self.range(range)?;
+        for (s, _, range) in &bounds.statements {
+            let (low, high) = self.range(*s, range)?;
             lower = lower.min(low);
             upper = upper.max(high);
+        }
+        if lower > upper {
+            return Ok(Vec::new());
         }
         Ok(match l.part {
             Part::Tile => {
                 let size = l.size.max(1);
-                let origin = self.bound(&bounds.origin, false)?;
+                let first = bounds.statements.first().map_or(StatementId(0), |x| x.0);
+                let origin = self.bound(first, &bounds.origin, false)?;
                 let start = origin + size * super::bounds::ceil_div(lower - origin, size);
                 (start..=upper).step_by(size as usize).collect()
             }
@@ -191,11 +197,11 @@ impl<'a> Machine<'a> {
         })
     }
 
-    fn set(&mut self, l: &TreeLoop, value: Option<i64>) {
-        for &x in &l.loops {
+    fn set(&mut self, l: &TreeLoop, members: &[(StatementId, LoopId)], value: Option<i64>) {
+        for &(s, x) in members {
             match l.part {
-                Part::Tile => self.tiles[x.0] = value,
-                Part::Point => self.iterators[x.0] = value,
+                Part::Tile => self.tiles[s.0][x.0] = value,
+                Part::Point => self.iterators[s.0][x.0] = value,
             }
         }
     }
@@ -203,38 +209,35 @@ impl<'a> Machine<'a> {
     fn tree_loop(&mut self, l: &TreeLoop, jams: &[Jam]) -> Result<(), RunError> {
         let scan = self.scan;
         let bounds = scan.of(l);
+        let members = l.members(self.kernel);
         let mut iterations = self.iterations(l, bounds)?;
-        let first = l.loops[0];
         if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
-            let start = self.tiles[first.0].ok_or_else(|| {
-                RunError::Unbound(format!(
-                    "tile of `{}` outside its loop",
-                    self.kernel.loops[first.0].iterator
-                ))
-            })?;
+            // The tile's start, as the first statement's.
+            let start = bounds
+                .statements
+                .first()
+                .and_then(|&(s, x, _)| self.tiles[s.0][x.0])
+                .ok_or_else(|| RunError::Unbound("an unrolled loop outside its tile".into()))?;
             // A tile inside every statement's range: the body once, every
             // leaf repeated.
             let mut full = true;
-            for (_, _, range) in &bounds.statements {
-                let (low, high) = self.range(range)?;
+            for (s, _, range) in &bounds.statements {
+                let (low, high) = self.range(*s, range)?;
                 full &= low <= start && start + l.size - 1 <= high;
             }
             if full {
                 let mut jammed = jams.to_vec();
                 jammed.push(Jam {
-                    loops: l.loops.clone(),
+                    members: members.clone(),
                     base: start,
                     count: l.size,
                 });
                 return self.nodes(&l.body, &jammed);
             }
         }
-        let guarded = bounds.needs_guards();
         let pushed = self.guards.len();
-        if guarded {
-            for (statement, loop_id, range) in &bounds.statements {
-                self.guards.push((*statement, *loop_id, l.part, range));
-            }
+        for (statement, loop_id, range) in &bounds.statements {
+            self.guards.push((*statement, *loop_id, l.part, range));
         }
         if l.kind == Kind::Reverse {
             iterations.reverse();
@@ -243,7 +246,7 @@ impl<'a> Machine<'a> {
         if parallel {
             iterations.reverse();
             self.parallel.push(ParallelScope {
-                name: self.kernel.loops[first.0].iterator.clone(),
+                name: self.kernel.loops[l.loops[0].0].iterator.clone(),
                 iteration: 0,
                 writers: HashMap::new(),
                 readers: HashMap::new(),
@@ -255,7 +258,7 @@ impl<'a> Machine<'a> {
             if let Some(scope) = self.parallel.last_mut().filter(|_| parallel) {
                 scope.iteration = value;
             }
-            self.set(l, Some(value));
+            self.set(l, &members, Some(value));
             result = self.nodes(&l.body, jams);
             if result.is_err() {
                 break;
@@ -271,12 +274,14 @@ impl<'a> Machine<'a> {
 
     fn leaf(&mut self, s: usize, jams: &[Jam]) -> Result<(), RunError> {
         let total: i64 = jams.iter().map(|j| j.count).product();
-        let saved = self.iterators.clone();
+        let saved = self.iterators[s].clone();
         for index in 0..total {
             let mut rest = index;
             for jam in jams.iter().rev() {
-                for l in &jam.loops {
-                    self.iterators[l.0] = Some(jam.base + rest % jam.count);
+                for &(t, l) in &jam.members {
+                    if t.0 == s {
+                        self.iterators[s][l.0] = Some(jam.base + rest % jam.count);
+                    }
                 }
                 rest /= jam.count;
             }
@@ -286,37 +291,38 @@ impl<'a> Machine<'a> {
                 Err(e) => Err(e),
             };
             if result.is_err() {
-                self.iterators = saved;
+                self.iterators[s] = saved;
                 return result;
             }
         }
-        self.iterators = saved;
+        self.iterators[s] = saved;
         Ok(())
     }
 
     /// Whether statement `s` is within its ranges along every enclosing
-    /// loop that runs over a hull.
+    /// loop.
     fn guarded_in(&self, s: usize) -> Result<bool, RunError> {
         for &(statement, loop_id, part, range) in &self.guards {
             if statement.0 != s {
                 continue;
             }
             let value = match part {
-                Part::Tile => self.tiles[loop_id.0],
-                Part::Point => self.iterators[loop_id.0],
+                Part::Tile => self.tiles[s][loop_id.0],
+                Part::Point => self.iterators[s][loop_id.0],
             }
             .ok_or_else(|| RunError::Unbound("a guard outside its loop".into()))?;
-            if !self.within(value, range)? {
+            let (low, high) = self.range(statement, range)?;
+            if value < low || value > high {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    fn element(&self, name: &str, subscripts: &[Affine]) -> Result<Element, RunError> {
+    fn element(&self, s: usize, name: &str, subscripts: &[Affine]) -> Result<Element, RunError> {
         let values = subscripts
             .iter()
-            .map(|a| self.eval(a))
+            .map(|a| self.eval(s, a))
             .collect::<Result<Vec<_>, _>>()?;
         Ok((name.to_string(), values))
     }
@@ -329,7 +335,7 @@ impl<'a> Machine<'a> {
         let statement = &self.kernel.statements[s];
         let mut value = (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         for read in &statement.reads {
-            let element = self.element(&read.name, &read.subscripts)?;
+            let element = self.element(s, &read.name, &read.subscripts)?;
             self.touch(&element, false)?;
             let x = self
                 .memory
@@ -338,7 +344,7 @@ impl<'a> Machine<'a> {
                 .unwrap_or_else(|| initial(&element));
             value = value.wrapping_mul(0x0100_0000_01b3).wrapping_add(x) ^ (value >> 29);
         }
-        let target = self.element(&statement.write.name, &statement.write.subscripts)?;
+        let target = self.element(s, &statement.write.name, &statement.write.subscripts)?;
         self.touch(&target, true)?;
         self.memory.insert(target, value);
         Ok(())

@@ -9,6 +9,7 @@ pub mod directives;
 pub mod emit;
 pub mod fnv;
 pub mod frontend;
+pub mod fusion;
 pub mod harness;
 pub mod inequalities;
 pub mod interpret;

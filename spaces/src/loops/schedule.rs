@@ -46,14 +46,45 @@ pub enum Part {
 /// A loop of the tree: one dimension, or several merged (fused) ones.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TreeLoop {
-    /// The C loops of the merged dimensions, the first giving the bounds
-    /// (merged dimensions have equal bounds).
+    /// The C loops of the merged dimensions, sorted.
     pub loops: Vec<LoopId>,
+    /// Each statement inside the loop with its own C loop here; empty in
+    /// trees written by hand, where [`TreeLoop::members`] reads them from
+    /// `loops`.
+    pub statements: Vec<(StatementId, LoopId)>,
     pub part: Part,
     /// The tile size of the C loop (1: not tiled).
     pub size: i64,
     pub kind: Kind,
     pub body: Vec<Node>,
+}
+
+impl TreeLoop {
+    /// Each statement inside the loop with its own C loop here: the
+    /// recorded ones, or else the one of `loops` each statement has.
+    pub fn members(&self, kernel: &Kernel) -> Vec<(StatementId, LoopId)> {
+        if !self.statements.is_empty() {
+            return self.statements.clone();
+        }
+        fn below(nodes: &[Node], out: &mut Vec<StatementId>) {
+            for node in nodes {
+                match node {
+                    Node::Statement(s) => out.push(*s),
+                    Node::Loop(l) => below(&l.body, out),
+                }
+            }
+        }
+        let mut statements = Vec::new();
+        below(&self.body, &mut statements);
+        statements
+            .into_iter()
+            .filter_map(|s| {
+                let own = kernel.statements.get(s.0)?;
+                let l = self.loops.iter().copied().find(|l| own.loops.contains(l))?;
+                Some((s, l))
+            })
+            .collect()
+    }
 }
 
 /// A node of the loop tree.
@@ -199,8 +230,13 @@ impl Schedule {
                 }
             }
         }
+        let statement_of = |d: u32| {
+            host.dimension(StatementsId(d))
+                .map_or(StatementId(usize::MAX), |x| x.statement)
+        };
         let build = Builder {
             decided: &decided,
+            statement_of: &statement_of,
             n,
             heads: &heads,
             parent: &parent,
@@ -268,8 +304,9 @@ impl Schedule {
     }
 }
 
-struct Builder<'a, F: Fn(u32) -> (LoopId, bool)> {
+struct Builder<'a, F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> {
     decided: &'a Decided<'a>,
+    statement_of: &'a G,
     n: u32,
     heads: &'a [u32],
     parent: &'a [Option<u32>],
@@ -278,7 +315,7 @@ struct Builder<'a, F: Fn(u32) -> (LoopId, bool)> {
     dimension: &'a F,
 }
 
-impl<F: Fn(u32) -> (LoopId, bool)> Builder<'_, F> {
+impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> {
     fn children(&self, of: Option<u32>) -> Result<Vec<Node>, ScheduleError> {
         let mut members: Vec<u32> = self
             .heads
@@ -316,8 +353,14 @@ impl<F: Fn(u32) -> (LoopId, bool)> Builder<'_, F> {
             let mut loops: Vec<LoopId> = merged.iter().map(|&d| (self.dimension)(d).0).collect();
             loops.sort();
             loops.dedup();
+            let mut statements: Vec<(StatementId, LoopId)> = merged
+                .iter()
+                .map(|&d| ((self.statement_of)(d), (self.dimension)(d).0))
+                .collect();
+            statements.sort();
             nodes.push(Node::Loop(TreeLoop {
                 loops,
+                statements,
                 part,
                 size: self.sizes[(x - self.n) as usize],
                 kind,

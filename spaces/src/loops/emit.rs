@@ -312,29 +312,94 @@ impl Writer<'_> {
         )
     }
 
-    /// Each statement's range as written, `(lower, upper exclusive)`.
-    fn ranges(&self, bounds: &LoopBounds) -> Vec<(StatementId, String, String)> {
-        bounds
+    /// One end of a loop's range (`lower`, or else the upper end,
+    /// exclusive) over its statements, and the conditions of those whose
+    /// own end is narrower. Ends that differ by constants only are
+    /// compared here; others are folded with `min`/`max`, and every
+    /// statement then checks its own.
+    fn hull_side(
+        &self,
+        bounds: &LoopBounds,
+        variable: &str,
+        lower: bool,
+    ) -> (String, Vec<(StatementId, String)>) {
+        let side = |range: &'_ Interval| -> Vec<Bound> {
+            if lower {
+                range.lower.clone()
+            } else {
+                range.upper.clone()
+            }
+        };
+        let texts: Vec<String> = bounds
             .statements
             .iter()
-            .map(|(s, _, range)| (*s, self.lower(*s, range), self.upper_exclusive(*s, range)))
-            .collect()
-    }
-
-    /// `variable`'s range for one statement, as a condition.
-    fn condition(&self, s: StatementId, variable: &str, range: &Interval) -> String {
-        let mut parts: Vec<String> = range
-            .lower
-            .iter()
-            .map(|b| format!("{variable} >= {}", self.bound(s, b, true)))
+            .map(|(s, _, range)| {
+                if lower {
+                    self.lower(*s, range)
+                } else {
+                    self.upper_exclusive(*s, range)
+                }
+            })
             .collect();
-        parts.extend(
-            range
-                .upper
-                .iter()
-                .map(|b| format!("{variable} <= {}", self.bound(s, b, false))),
-        );
-        parts.join(" && ")
+        let mut distinct = texts.clone();
+        distinct.sort();
+        distinct.dedup();
+        if distinct.len() <= 1 {
+            return (
+                texts.into_iter().next().unwrap_or_else(|| "0".into()),
+                Vec::new(),
+            );
+        }
+        let condition = |s: StatementId, b: &Bound| {
+            if lower {
+                format!("{variable} >= {}", self.bound(s, b, true))
+            } else {
+                format!("{variable} <= {}", self.bound(s, b, false))
+            }
+        };
+        // Single bounds that differ by a constant: the extreme one is the
+        // hull's, and only the others are checked.
+        let shifted: Option<Vec<(String, i64)>> = bounds
+            .statements
+            .iter()
+            .map(|(s, _, range)| match &side(range)[..] {
+                [b] if b.divisor == 1 => Some((
+                    self.numerator(
+                        *s,
+                        &Bound {
+                            constant: 0,
+                            ..b.clone()
+                        },
+                    ),
+                    b.constant,
+                )),
+                _ => None,
+            })
+            .collect();
+        if let Some(shifted) = shifted.filter(|v| v.iter().all(|(t, _)| *t == v[0].0)) {
+            let extreme = if lower {
+                shifted.iter().map(|x| x.1).min()
+            } else {
+                shifted.iter().map(|x| x.1).max()
+            }
+            .unwrap_or(0);
+            let at = shifted.iter().position(|x| x.1 == extreme).unwrap_or(0);
+            let mut checks = Vec::new();
+            for ((s, _, range), (_, constant)) in bounds.statements.iter().zip(&shifted) {
+                if *constant != extreme {
+                    checks.push((*s, condition(*s, &side(range)[0])));
+                }
+            }
+            return (texts[at].clone(), checks);
+        }
+        let hull = self.fold(texts, if lower { MIN } else { MAX });
+        let checks = bounds
+            .statements
+            .iter()
+            .flat_map(|(s, _, range)| side(range).into_iter().map(move |b| (*s, b)))
+            .map(|(s, b)| (s, condition(s, &b)))
+            .collect();
+        (hull, checks)
     }
 
     /// A variable for a loop: the iterator (or tile) name most of its
@@ -472,24 +537,14 @@ impl Writer<'_> {
         let scan = self.scan;
         let bounds = scan.of(l);
         let members = l.members(self.kernel);
-        let ranges = self.ranges(bounds);
-        let lower = self.fold(ranges.iter().map(|r| r.1.clone()).collect(), MIN);
-        let upper = self.fold(ranges.iter().map(|r| r.2.clone()).collect(), MAX);
-        let distinct = {
-            let mut texts: Vec<(&String, &String)> = ranges.iter().map(|r| (&r.1, &r.2)).collect();
-            texts.sort();
-            texts.dedup();
-            texts.len()
-        };
         let variable = self.variable(l, &members);
         // Statements whose ranges differ run over the hull, each guarded
-        // by its own range.
+        // by its own range where it is narrower.
+        let (lower, lower_guards) = self.hull_side(bounds, &variable, true);
+        let (upper, upper_guards) = self.hull_side(bounds, &variable, false);
         let mut guarded = guards.clone();
-        if distinct > 1 {
-            for (s, _, range) in &bounds.statements {
-                let condition = self.condition(*s, &variable, range);
-                guarded.entry(*s).or_default().push(condition);
-            }
+        for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
+            guarded.entry(s).or_default().push(condition);
         }
         let full = if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
             self.full_tile(l, bounds)

@@ -470,6 +470,24 @@ fn statement_ranges(
         for inner in (var + 1..width).rev() {
             projected = eliminate(&projected, inner).ok_or_else(overflow)?;
         }
+        // The loops inside do matter where they tie this loop to one
+        // outside it: interchanged outward, lu's update `k < j < i` starts
+        // `i` at `k + 2`, not 0, which keeps a parallel `i` balanced. A
+        // point loop takes those rows of the whole projection (the ones
+        // with constants and parameters only would trim edges and split
+        // merged loops).
+        let mut tied: Vec<Row> = Vec::new();
+        if level.part == Part::Point {
+            let mut whole: Vec<Row> = rows.iter().map(|(_, r)| r.clone()).collect();
+            for inner in (var + 1..width).rev() {
+                whole = eliminate(&whole, inner).ok_or_else(overflow)?;
+            }
+            tied = whole
+                .into_iter()
+                .filter(|r| r.coefficients[var] != 0)
+                .filter(|r| (params..var).any(|i| r.coefficients[i] != 0))
+                .collect();
+        }
         let last_is_here = |r: &Row| r.coefficients[var + 1..].iter().all(|&c| c == 0);
         let mut sides = [Vec::new(), Vec::new()];
         for (side, sign) in [(0, 1i64), (1, -1i64)] {
@@ -487,7 +505,7 @@ fn statement_ranges(
             } else {
                 Vec::new()
             };
-            for r in projected.iter().filter(on_side) {
+            for r in projected.iter().chain(&tied).filter(on_side) {
                 if !chosen.contains(r) {
                     chosen.push(r.clone());
                 }

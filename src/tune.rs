@@ -208,7 +208,12 @@ fn load(options: &KernelOptions) -> Result<Loaded, String> {
 /// original program), they give the leaf back.
 fn differences(loaded: &Loaded, leaf: &LoopCandidate) -> Vec<String> {
     let mut changed = Vec::new();
-    for instance in leaf.instances(&[order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE]) {
+    let decisions = [order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE];
+    for instance in leaf.instances(&decisions) {
+        // The other choices (`carries`) follow from these.
+        if !decisions.contains(&instance.choice) {
+            continue;
+        }
         let Some(action) = single_action(leaf, &instance) else {
             continue;
         };

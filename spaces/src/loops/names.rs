@@ -242,12 +242,15 @@ impl Names {
         let (Some(open), Some(close)) = (text.find('('), text.find(')')) else {
             return text.to_string();
         };
+        // `carries($dep, $e)`: its first object is a dependence.
+        let dependence_first = text[..open].trim_end().ends_with("carries");
         let names: Vec<String> = text[open + 1..close]
             .split(',')
-            .map(|id| {
-                id.trim()
-                    .parse()
-                    .map_or(id.trim().to_string(), |o| self.object(o))
+            .enumerate()
+            .map(|(k, id)| match id.trim().parse::<u32>() {
+                Ok(o) if k == 0 && dependence_first => format!("dependence {o}"),
+                Ok(o) => self.object(o),
+                Err(_) => id.trim().to_string(),
             })
             .collect();
         format!(

@@ -800,9 +800,9 @@ mod tests {
     #[test]
     fn a_tile_of_the_triangle_outside_its_bound_spans_every_row() {
         // Tiles of j (origin 0, size 4) outside i: the tile's first row
-        // comes from j's lower bound, its last from j < i < N; i keeps its
-        // own range (rows past i leave j's loop empty), and j is within
-        // the tile and below i.
+        // comes from j's lower bound, its last from j < i < N; i starts
+        // past the tile's first row (j_t <= j < i ties it to the tile),
+        // and j is within the tile and below i.
         let kernel = kernel();
         let schedule = Schedule {
             roots: vec![tree(
@@ -826,7 +826,7 @@ mod tests {
             ranges(&kernel, &schedule),
             [
                 "-3..=-2 + 1*N",
-                "0..=-1 + 1*N",
+                "1 + 1*j_t..=-1 + 1*N",
                 "0 + 1*j_t..=-1 + 1*i,3 + 1*j_t"
             ]
         );

@@ -24,7 +24,7 @@
 use std::collections::HashMap;
 
 use super::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
-use super::inequalities::System;
+use super::inequalities::{eliminate, Inequality, System};
 use super::schedule::{Node, Part, Schedule, TreeLoop};
 
 /// What a bound reads.
@@ -116,33 +116,6 @@ pub struct LoopBounds {
     /// For a tile loop: the value its iterations are congruent to, modulo
     /// the tile size (parameters only).
     pub origin: Bound,
-}
-
-impl LoopBounds {
-    /// The distinct ranges of the loop's statements, in order.
-    pub fn ranges(&self) -> Vec<&Interval> {
-        let mut out: Vec<&Interval> = Vec::new();
-        for (_, _, range) in &self.statements {
-            if !out.contains(&range) {
-                out.push(range);
-            }
-        }
-        out
-    }
-
-    /// Whether the statements' ranges differ, so that the loop runs over
-    /// their hull and each statement is guarded by its own range.
-    pub fn needs_guards(&self) -> bool {
-        self.ranges().len() > 1
-    }
-
-    /// The range of one statement.
-    pub fn range_of(&self, statement: StatementId) -> Option<&Interval> {
-        self.statements
-            .iter()
-            .find(|(s, _, _)| *s == statement)
-            .map(|(_, _, r)| r)
-    }
 }
 
 /// The bounds of every loop of a schedule.
@@ -361,13 +334,6 @@ fn origin(
     }
 }
 
-/// `coefficients · (params, levels) + constant >= 0`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Row {
-    coefficients: Vec<i64>,
-    constant: i64,
-}
-
 /// The statement's range at each of its levels.
 fn statement_ranges(
     kernel: &Kernel,
@@ -384,32 +350,33 @@ fn statement_ranges(
         .map(|(i, v)| (v.loop_id, params + i))
         .collect();
     let overflow = || ScanError(format!("the bounds of S{} overflow", statement.0));
-    let row_of = |a: &Affine, sign: i64, var: usize, constant: i64| -> Result<Row, ScanError> {
-        // sign * (x_var - a) + constant >= 0
-        let mut coefficients = vec![0i64; width];
-        coefficients[var] = sign;
-        for &(v, c) in &a.terms {
-            let index = match v {
-                Variable::Param(p) => p,
-                Variable::Iterator(l) => *point_var.get(&l).ok_or_else(|| {
-                    ScanError(format!(
-                        "a bound of S{} reads `{}`, not one of its loops",
-                        statement.0, kernel.loops[l.0].iterator
-                    ))
-                })?,
-            };
-            coefficients[index] -= sign * c;
-        }
-        let constant = constant
-            .checked_sub(sign.checked_mul(a.constant).ok_or_else(overflow)?)
-            .ok_or_else(overflow)?;
-        Ok(Row {
-            coefficients,
-            constant,
-        })
-    };
+    let row_of =
+        |a: &Affine, sign: i64, var: usize, constant: i64| -> Result<Inequality, ScanError> {
+            // sign * (x_var - a) + constant >= 0
+            let mut coefficients = vec![0i64; width];
+            coefficients[var] = sign;
+            for &(v, c) in &a.terms {
+                let index = match v {
+                    Variable::Param(p) => p,
+                    Variable::Iterator(l) => *point_var.get(&l).ok_or_else(|| {
+                        ScanError(format!(
+                            "a bound of S{} reads `{}`, not one of its loops",
+                            statement.0, kernel.loops[l.0].iterator
+                        ))
+                    })?,
+                };
+                coefficients[index] -= sign * c;
+            }
+            let constant = constant
+                .checked_sub(sign.checked_mul(a.constant).ok_or_else(overflow)?)
+                .ok_or_else(overflow)?;
+            Ok(Inequality {
+                coefficients,
+                constant,
+            })
+        };
     // The statement's own constraints, each with the C loop it bounds.
-    let mut rows: Vec<(LoopId, Row)> = Vec::new();
+    let mut rows: Vec<(LoopId, Inequality)> = Vec::new();
     for &l in &kernel.statements[statement.0].loops {
         let c_loop = &kernel.loops[l.0];
         let x = point_var[&l];
@@ -424,7 +391,7 @@ fn statement_ranges(
             low[t] = -1;
             rows.push((
                 level.loop_id,
-                Row {
+                Inequality {
                     coefficients: low,
                     constant: 0,
                 },
@@ -434,14 +401,14 @@ fn statement_ranges(
             high[t] = 1;
             rows.push((
                 level.loop_id,
-                Row {
+                Inequality {
                     coefficients: high,
                     constant: level.size - 1,
                 },
             )); // t + T - 1 - x >= 0
         }
     }
-    let own: Vec<Row> = rows.iter().map(|(_, r)| r.clone()).collect();
+    let own: Vec<Inequality> = rows.iter().map(|(_, r)| r.clone()).collect();
     // Bounds read the statement's own loops.
     let term_of = |index: usize| -> Term {
         if index < params {
@@ -454,7 +421,7 @@ fn statement_ranges(
             }
         }
     };
-    let mut enforced: Vec<Row> = Vec::new();
+    let mut enforced: Vec<Inequality> = Vec::new();
     let mut ranges = Vec::with_capacity(levels.len());
     for (k, level) in levels.iter().enumerate() {
         let var = params + k;
@@ -462,13 +429,13 @@ fn statement_ranges(
         // its enclosing loops'; the loops inside it add only when they
         // are empty, which would make merged statements' ranges differ.
         // Project the iterators inside this level out of those.
-        let mut projected: Vec<Row> = rows
+        let mut projected: Vec<Inequality> = rows
             .iter()
             .filter(|(owner, _)| kernel_encloses(kernel, *owner, level.loop_id))
             .map(|(_, r)| r.clone())
             .collect();
         for inner in (var + 1..width).rev() {
-            projected = eliminate(&projected, inner).ok_or_else(overflow)?;
+            projected = project(&projected, inner).ok_or_else(overflow)?;
         }
         // The loops inside do matter where they tie this loop to one
         // outside it: interchanged outward, lu's update `k < j < i` starts
@@ -476,11 +443,11 @@ fn statement_ranges(
         // point loop takes those rows of the whole projection (the ones
         // with constants and parameters only would trim edges and split
         // merged loops).
-        let mut tied: Vec<Row> = Vec::new();
+        let mut tied: Vec<Inequality> = Vec::new();
         if level.part == Part::Point {
-            let mut whole: Vec<Row> = rows.iter().map(|(_, r)| r.clone()).collect();
+            let mut whole: Vec<Inequality> = rows.iter().map(|(_, r)| r.clone()).collect();
             for inner in (var + 1..width).rev() {
-                whole = eliminate(&whole, inner).ok_or_else(overflow)?;
+                whole = project(&whole, inner).ok_or_else(overflow)?;
             }
             tied = whole
                 .into_iter()
@@ -488,15 +455,15 @@ fn statement_ranges(
                 .filter(|r| (params..var).any(|i| r.coefficients[i] != 0))
                 .collect();
         }
-        let last_is_here = |r: &Row| r.coefficients[var + 1..].iter().all(|&c| c == 0);
+        let last_is_here = |r: &Inequality| r.coefficients[var + 1..].iter().all(|&c| c == 0);
         let mut sides = [Vec::new(), Vec::new()];
         for (side, sign) in [(0, 1i64), (1, -1i64)] {
-            let on_side = |r: &&Row| r.coefficients[var].signum() == sign;
+            let on_side = |r: &&Inequality| r.coefficients[var].signum() == sign;
             // A point loop enforces the statement's own bounds that read
             // no inner iterator; the projection adds those that hold once
             // the loops inside are interchanged outward. Bounds the others
             // imply go below.
-            let mut chosen: Vec<Row> = if level.part == Part::Point {
+            let mut chosen: Vec<Inequality> = if level.part == Part::Point {
                 own.iter()
                     .filter(on_side)
                     .filter(|r| last_is_here(r))
@@ -525,7 +492,7 @@ fn statement_ranges(
         let [lower_rows, upper_rows] = sides;
         enforced.extend(lower_rows.iter().cloned());
         enforced.extend(upper_rows.iter().cloned());
-        let to_bound = |r: &Row| -> Bound {
+        let to_bound = |r: &Inequality| -> Bound {
             // c·x + rest >= 0: x >= -rest / c (c > 0) or x <= rest / -c.
             let c = r.coefficients[var];
             let sign = if c > 0 { -1 } else { 1 };
@@ -574,7 +541,7 @@ fn statement_ranges(
                     if !expressible {
                         continue;
                     }
-                    let row = Row {
+                    let row = Inequality {
                         coefficients,
                         constant: -first,
                     };
@@ -588,6 +555,13 @@ fn statement_ranges(
     Ok(ranges)
 }
 
+/// Projects `var` out of the rows; `None` when the elimination gives up.
+/// A row left failing says the statement runs no instance, which the
+/// statement's own bounds, enforced at their loops, find out.
+fn project(rows: &[Inequality], var: usize) -> Option<Vec<Inequality>> {
+    eliminate(rows, var).ok().map(|projected| projected.rows)
+}
+
 /// Whether C loop `outer` encloses `inner` or is it.
 fn kernel_encloses(kernel: &Kernel, outer: LoopId, inner: LoopId) -> bool {
     std::iter::successors(Some(inner), |l| kernel.loops[l.0].parent).any(|l| l == outer)
@@ -595,10 +569,15 @@ fn kernel_encloses(kernel: &Kernel, outer: LoopId, inner: LoopId) -> bool {
 
 /// Drops the bounds another one of the same side implies, given the
 /// constraints on the outer iterators; of equal ones, the first stays.
-fn without_dominated(rows: Vec<Row>, var: usize, context: &[Row], width: usize) -> Vec<Row> {
+fn without_dominated(
+    rows: Vec<Inequality>,
+    var: usize,
+    context: &[Inequality],
+    width: usize,
+) -> Vec<Inequality> {
     let mut rows = rows;
     rows.dedup();
-    let mut kept: Vec<Row> = Vec::new();
+    let mut kept: Vec<Inequality> = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         let dominated = rows.iter().enumerate().any(|(j, other)| {
             j != i
@@ -616,7 +595,13 @@ fn without_dominated(rows: Vec<Row>, var: usize, context: &[Row], width: usize) 
 /// context holds: for lower bounds `x >= -ea / ca` and `x >= -eb / cb`,
 /// `-ea / ca >= -eb / cb`, that is `ca·eb - cb·ea >= 0` (upper bounds
 /// alike with `ca, cb < 0`). Decided by showing the opposite infeasible.
-fn implies(a: &Row, b: &Row, var: usize, context: &[Row], width: usize) -> bool {
+fn implies(
+    a: &Inequality,
+    b: &Inequality,
+    var: usize,
+    context: &[Inequality],
+    width: usize,
+) -> bool {
     let (ca, cb) = (a.coefficients[var].abs(), b.coefficients[var].abs());
     // `ca·eb - cb·ea >= 0` where e is the row without x; the opposite is
     // `cb·ea - ca·eb - 1 >= 0`.
@@ -645,65 +630,6 @@ fn implies(a: &Row, b: &Row, var: usize, context: &[Row], width: usize) -> bool 
     !system.may_be_feasible()
 }
 
-/// Projects `var` out of the rows (Fourier–Motzkin), tightening each new
-/// row over the integers; `None` on overflow.
-fn eliminate(rows: &[Row], var: usize) -> Option<Vec<Row>> {
-    let (mut lower, mut upper, mut out) = (Vec::new(), Vec::new(), Vec::new());
-    for r in rows {
-        match r.coefficients[var].signum() {
-            1 => lower.push(r),
-            -1 => upper.push(r),
-            _ => out.push(r.clone()),
-        }
-    }
-    for l in &lower {
-        for u in &upper {
-            let a = l.coefficients[var] as i128;
-            let b = -(u.coefficients[var] as i128);
-            let coefficients: Vec<i128> = l
-                .coefficients
-                .iter()
-                .zip(&u.coefficients)
-                .map(|(&p, &q)| b * p as i128 + a * q as i128)
-                .collect();
-            let constant = b * l.constant as i128 + a * u.constant as i128;
-            if let Some(row) = tighten(coefficients, constant)? {
-                out.push(row);
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    Some(out)
-}
-
-/// Divides by the gcd of the coefficients, rounding the constant down;
-/// `Some(None)` for a row without variables (always true, or a domain
-/// that is empty, which the loops then find out).
-fn tighten(coefficients: Vec<i128>, constant: i128) -> Option<Option<Row>> {
-    let g = coefficients.iter().fold(0i128, |g, &c| gcd(g, c.abs()));
-    if g == 0 {
-        return Some(None);
-    }
-    let coefficients = coefficients
-        .iter()
-        .map(|&c| i64::try_from(c / g).ok())
-        .collect::<Option<Vec<i64>>>()?;
-    let constant = i64::try_from(constant.div_euclid(g)).ok()?;
-    Some(Some(Row {
-        coefficients,
-        constant,
-    }))
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -715,15 +641,21 @@ mod tests {
         read_kernel("t.c", source).expect("the nest reads")
     }
 
-    fn tree(loop_id: usize, part: Part, size: i64, body: Vec<Node>) -> Node {
-        Node::Loop(TreeLoop {
-            loops: vec![LoopId(loop_id)],
-            statements: Vec::new(),
-            part,
-            size,
-            kind: Kind::Sequential,
-            body,
-        })
+    /// Statement 0 in loops nested as listed, outermost first: (C loop,
+    /// part, size).
+    fn nest(levels: &[(usize, Part, i64)]) -> Schedule {
+        let mut body = vec![Node::Statement(StatementId(0))];
+        for &(loop_id, part, size) in levels.iter().rev() {
+            body = vec![Node::Loop(TreeLoop {
+                loops: vec![LoopId(loop_id)],
+                statements: Vec::new(),
+                part,
+                size,
+                kind: Kind::Sequential,
+                body,
+            })];
+        }
+        Schedule { roots: body }
     }
 
     /// Each loop's range, written `lower..=upper` with its bounds.
@@ -747,7 +679,7 @@ mod tests {
         scan.loops
             .iter()
             .map(|l| {
-                let range = l.ranges()[0];
+                let range = &l.statements[0].2;
                 let lower: Vec<String> = range.lower.iter().map(text).collect();
                 let upper: Vec<String> = range.upper.iter().map(text).collect();
                 format!("{}..={}", lower.join(","), upper.join(","))
@@ -758,19 +690,7 @@ mod tests {
     #[test]
     fn the_original_nest_keeps_its_bounds() {
         let kernel = kernel();
-        let schedule = Schedule {
-            roots: vec![tree(
-                0,
-                Part::Point,
-                1,
-                vec![tree(
-                    1,
-                    Part::Point,
-                    1,
-                    vec![Node::Statement(StatementId(0))],
-                )],
-            )],
-        };
+        let schedule = nest(&[(0, Part::Point, 1), (1, Part::Point, 1)]);
         assert_eq!(ranges(&kernel, &schedule), ["0..=-1 + 1*N", "0..=-1 + 1*i"]);
     }
 
@@ -778,19 +698,7 @@ mod tests {
     fn an_interchanged_triangle_projects_the_bounds() {
         // for j in 0..=N-2, for i in j+1..=N-1.
         let kernel = kernel();
-        let schedule = Schedule {
-            roots: vec![tree(
-                1,
-                Part::Point,
-                1,
-                vec![tree(
-                    0,
-                    Part::Point,
-                    1,
-                    vec![Node::Statement(StatementId(0))],
-                )],
-            )],
-        };
+        let schedule = nest(&[(1, Part::Point, 1), (0, Part::Point, 1)]);
         assert_eq!(
             ranges(&kernel, &schedule),
             ["0..=-2 + 1*N", "1 + 1*j..=-1 + 1*N"]
@@ -804,24 +712,7 @@ mod tests {
         // past the tile's first row (j_t <= j < i ties it to the tile),
         // and j is within the tile and below i.
         let kernel = kernel();
-        let schedule = Schedule {
-            roots: vec![tree(
-                1,
-                Part::Tile,
-                4,
-                vec![tree(
-                    0,
-                    Part::Point,
-                    1,
-                    vec![tree(
-                        1,
-                        Part::Point,
-                        4,
-                        vec![Node::Statement(StatementId(0))],
-                    )],
-                )],
-            )],
-        };
+        let schedule = nest(&[(1, Part::Tile, 4), (0, Part::Point, 1), (1, Part::Point, 4)]);
         assert_eq!(
             ranges(&kernel, &schedule),
             [
@@ -835,14 +726,7 @@ mod tests {
     #[test]
     fn a_statement_outside_its_loop_is_an_error() {
         let kernel = kernel();
-        let schedule = Schedule {
-            roots: vec![tree(
-                0,
-                Part::Point,
-                1,
-                vec![Node::Statement(StatementId(0))],
-            )],
-        };
+        let schedule = nest(&[(0, Part::Point, 1)]);
         let error = Scan::new(&kernel, &schedule).expect_err("j is missing");
         assert!(error.0.contains("not inside its loop `j`"), "{error}");
     }

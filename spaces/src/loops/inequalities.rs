@@ -78,41 +78,75 @@ impl System {
                 return true;
             };
             remaining.retain(|&v| v != variable);
-            let (mut lower, mut upper, mut rest) = (Vec::new(), Vec::new(), Vec::new());
-            for row in rows {
-                match row.coefficients[variable].signum() {
-                    1 => lower.push(row),
-                    -1 => upper.push(row),
-                    _ => rest.push(row),
-                }
+            match eliminate(&rows, variable) {
+                Ok(Projected {
+                    rows: rest,
+                    infeasible: false,
+                }) => rows = rest,
+                Ok(Projected {
+                    infeasible: true, ..
+                }) => return false,
+                Err(GaveUp) => return true,
             }
-            // `a·x + p >= 0` with `a > 0` and `-b·x + q >= 0` with `b > 0`
-            // give `b·p + a·q >= 0`: x lies between p's and q's bounds.
-            for l in &lower {
-                for u in &upper {
-                    let a = l.coefficients[variable] as i128;
-                    let b = -(u.coefficients[variable] as i128);
-                    let coefficients = l
-                        .coefficients
-                        .iter()
-                        .zip(&u.coefficients)
-                        .map(|(&p, &q)| b * p as i128 + a * q as i128)
-                        .collect();
-                    let constant = b * l.constant as i128 + a * u.constant as i128;
-                    match tighten(coefficients, constant) {
-                        Tightened::Infeasible => return false,
-                        Tightened::Trivial => {}
-                        Tightened::Row(row) => rest.push(row),
-                        Tightened::Overflow => return true,
-                    }
-                }
-                if rest.len() > MAX_INEQUALITIES {
-                    return true;
-                }
-            }
-            rows = rest;
         }
     }
+}
+
+/// One step of Fourier–Motzkin elimination.
+pub(crate) struct Projected {
+    /// The rows without the variable, tightened, sorted and without
+    /// duplicates (rows left without any variable are not kept).
+    pub rows: Vec<Inequality>,
+    /// A row left without variables fails: no integer point.
+    pub infeasible: bool,
+}
+
+/// A coefficient no longer fits, or the rows grow past
+/// `MAX_INEQUALITIES`.
+pub(crate) struct GaveUp;
+
+/// Projects `variable` out of `rows`, tightening each new row over the
+/// integers (so only rational points are lost).
+pub(crate) fn eliminate(rows: &[Inequality], variable: usize) -> Result<Projected, GaveUp> {
+    let (mut lower, mut upper, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for row in rows {
+        match row.coefficients[variable].signum() {
+            1 => lower.push(row),
+            -1 => upper.push(row),
+            _ => rest.push(row.clone()),
+        }
+    }
+    let mut infeasible = false;
+    // `a·x + p >= 0` with `a > 0` and `-b·x + q >= 0` with `b > 0` give
+    // `b·p + a·q >= 0`: x lies between p's and q's bounds.
+    for l in &lower {
+        for u in &upper {
+            let a = l.coefficients[variable] as i128;
+            let b = -(u.coefficients[variable] as i128);
+            let coefficients = l
+                .coefficients
+                .iter()
+                .zip(&u.coefficients)
+                .map(|(&p, &q)| b * p as i128 + a * q as i128)
+                .collect();
+            let constant = b * l.constant as i128 + a * u.constant as i128;
+            match tighten(coefficients, constant) {
+                Tightened::Infeasible => infeasible = true,
+                Tightened::Trivial => {}
+                Tightened::Row(row) => rest.push(row),
+                Tightened::Overflow => return Err(GaveUp),
+            }
+        }
+        if rest.len() > MAX_INEQUALITIES {
+            return Err(GaveUp);
+        }
+    }
+    rest.sort();
+    rest.dedup();
+    Ok(Projected {
+        rows: rest,
+        infeasible,
+    })
 }
 
 /// The remaining variable whose elimination creates the fewest rows.

@@ -421,6 +421,19 @@ fn statement_ranges(
             }
         }
     };
+    // The whole projection onto each level and the ones outside it, from
+    // the innermost level out to the outermost point level (the levels
+    // that read it): each step eliminates one more iterator.
+    let mut whole_at: Vec<Vec<Inequality>> = vec![Vec::new(); levels.len()];
+    if let Some(first_point) = levels.iter().position(|l| l.part == Part::Point) {
+        let mut whole = own.clone();
+        for k in (first_point..levels.len()).rev() {
+            if k + 1 < levels.len() {
+                whole = project(&whole, params + k + 1).ok_or_else(overflow)?;
+            }
+            whole_at[k] = whole.clone();
+        }
+    }
     let mut enforced: Vec<Inequality> = Vec::new();
     let mut ranges = Vec::with_capacity(levels.len());
     for (k, level) in levels.iter().enumerate() {
@@ -443,18 +456,16 @@ fn statement_ranges(
         // point loop takes those rows of the whole projection (the ones
         // with constants and parameters only would trim edges and split
         // merged loops).
-        let mut tied: Vec<Inequality> = Vec::new();
-        if level.part == Part::Point {
-            let mut whole: Vec<Inequality> = rows.iter().map(|(_, r)| r.clone()).collect();
-            for inner in (var + 1..width).rev() {
-                whole = project(&whole, inner).ok_or_else(overflow)?;
-            }
-            tied = whole
-                .into_iter()
+        let tied: Vec<Inequality> = if level.part == Part::Point {
+            whole_at[k]
+                .iter()
                 .filter(|r| r.coefficients[var] != 0)
                 .filter(|r| (params..var).any(|i| r.coefficients[i] != 0))
-                .collect();
-        }
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
         let last_is_here = |r: &Inequality| r.coefficients[var + 1..].iter().all(|&c| c == 0);
         let mut sides = [Vec::new(), Vec::new()];
         for (side, sign) in [(0, 1i64), (1, -1i64)] {

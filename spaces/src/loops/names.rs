@@ -12,7 +12,7 @@ use commute_runtime::fix::parse_fix;
 use commute_runtime::{Action, Candidate, DeadEnd};
 
 use super::backbone::KernelHost;
-use super::space::{Backbone, StatementsId};
+use super::space::{Backbone, StatementsId, MODEL};
 
 /// The name of every object of `Statements`, by id.
 #[derive(Clone, Debug)]
@@ -242,14 +242,12 @@ impl Names {
         let (Some(open), Some(close)) = (text.find('('), text.find(')')) else {
             return text.to_string();
         };
-        // `carries($dep, $e)`: its first object is a dependence.
-        let dependence_first = text[..open].trim_end().ends_with("carries");
+        let choice = text[..open].trim();
         let names: Vec<String> = text[open + 1..close]
             .split(',')
             .enumerate()
             .map(|(k, id)| match id.trim().parse::<u32>() {
-                Ok(o) if k == 0 && dependence_first => format!("dependence {o}"),
-                Ok(o) => self.object(o),
+                Ok(o) => self.argument(choice, k, o),
                 Err(_) => id.trim().to_string(),
             })
             .collect();
@@ -270,8 +268,29 @@ impl Names {
             .choices
             .get(action.choice as usize)
             .map_or("?", |c| c.name);
-        let objects: Vec<String> = action.objects.iter().map(|&o| self.object(o)).collect();
+        let objects: Vec<String> = action
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(k, &o)| self.argument(choice, k, o))
+            .collect();
         format!("{choice}({}) = {value}", objects.join(", "))
+    }
+
+    /// The `k`-th object of an instance of `choice`: a statement or
+    /// dimension by its name, a dependence (`carries($dep, $e)`) by its
+    /// number, as the space declares the parameter.
+    fn argument(&self, choice: &str, k: usize, id: u32) -> String {
+        let set = MODEL
+            .choices
+            .iter()
+            .find(|c| c.name == choice)
+            .and_then(|c| c.params.get(k))
+            .and_then(|p| MODEL.sets.get(p.set as usize));
+        match set {
+            Some(set) if set.name == "Deps" => format!("dependence {id}"),
+            _ => self.object(id),
+        }
     }
 
     /// A dead end's account followed by what its variables were bound to,
@@ -342,4 +361,56 @@ pub fn apply_named_fixes(
         }
     }
     Ok(actions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loops::frontend::read_kernel;
+    use crate::loops::space::{carries, dim_kind};
+
+    const PREFIX_SUM: &str = "void f(int n, double a[n]) {
+#pragma scop
+  for (int i = 1; i < n; i++)
+    a[i] += a[i - 1];
+#pragma endscop
+}";
+
+    #[test]
+    fn decisions_name_dimensions_and_number_dependences() {
+        let host = KernelHost::new(read_kernel("t.c", PREFIX_SUM).expect("the nest reads"));
+        let names = Names::new(&host);
+        let root = Candidate::new(Backbone(host)).expect("the space has candidates");
+        let instance = |choice: u16| {
+            root.instances(&[choice])
+                .into_iter()
+                .find(|i| i.choice == choice)
+                .expect("an instance")
+        };
+        let carry = instance(carries::CHOICE);
+        let action = Action {
+            choice: carry.choice,
+            objects: carry.objects.clone(),
+            values: 1,
+        };
+        let text = names.describe(&root, &action);
+        assert!(
+            text.starts_with(&format!(
+                "carries(dependence {}, i.tile) = ",
+                carry.objects[0]
+            )),
+            "{text}"
+        );
+        let kind = instance(dim_kind::CHOICE);
+        let text = names.with_names(&format!("dim_kind({}) = VECTOR", kind.objects[0]));
+        assert_eq!(text, "dim_kind(i.tile) = VECTOR");
+        let text = names.with_names(&format!(
+            "carries({}, {}) = NO",
+            carry.objects[0], carry.objects[1]
+        ));
+        assert_eq!(
+            text,
+            format!("carries(dependence {}, i.tile) = NO", carry.objects[0])
+        );
+    }
 }

@@ -102,6 +102,34 @@ fn mcts_reaches_the_optimum_of_the_ordering_space() {
 }
 
 #[test]
+fn local_steps_get_closer_than_the_tree_alone() {
+    // 16 choices: too many for 120 evaluations of tree search to settle.
+    let root = product_root(16);
+    let mut totals = [0.0; 2];
+    for seed in 0..4 {
+        let target = hidden(&root, 20 + seed);
+        for (total, local_steps) in totals.iter_mut().zip([0, 25]) {
+            let mut cost = mismatches(&target);
+            let result = mcts(
+                &root,
+                Harness::new(&mut cost, &config(seed, 120)),
+                &NoBound,
+                &MctsConfig {
+                    local_steps,
+                    ..MctsConfig::default()
+                },
+            );
+            *total += result.best_value().expect("a measured leaf");
+        }
+    }
+    let [tree_alone, with_local_steps] = totals;
+    assert!(
+        with_local_steps < tree_alone,
+        "mismatches summed over 4 seeds: {with_local_steps} with local steps, {tree_alone} without"
+    );
+}
+
+#[test]
 fn exhaustive_search_evaluates_every_leaf_once() {
     let root = ordering_root(4);
     let leaves = commute_runtime::explore::enumerate(&root, &[], usize::MAX)
@@ -216,11 +244,11 @@ fn killing_and_resuming_gives_the_same_journal() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let header = Header::new("listing07_ordering", "mcts", 6, serde_json::Value::Null);
     let budget = 80;
-    let run = |path: &std::path::Path, stop: usize, resume: bool| {
+    let run = |path: &std::path::Path, resume: bool| {
         let mut cost = mismatches(&target);
         if resume {
             let (_, recorded, mut journal) = Journal::open_for_resume(path).expect("resume");
-            let harness = Harness::new(&mut cost, &config(6, stop))
+            let harness = Harness::new(&mut cost, &config(6, budget))
                 .with_journal(&mut journal)
                 .with_replay(Replay::new(recorded));
             mcts(&root, harness, &NoBound, &MctsConfig::default());
@@ -228,35 +256,42 @@ fn killing_and_resuming_gives_the_same_journal() {
             let mut journal = Journal::create(path, &header).expect("journal");
             mcts(
                 &root,
-                Harness::new(&mut cost, &config(6, stop)).with_journal(&mut journal),
+                Harness::new(&mut cost, &config(6, budget)).with_journal(&mut journal),
                 &NoBound,
                 &MctsConfig::default(),
             );
         }
     };
     let full_path = dir.join("full.jsonl");
-    run(&full_path, budget, false);
+    run(&full_path, false);
+    let full_text = std::fs::read_to_string(&full_path).expect("journal");
     let full = commute_runtime::search::journal::read_journal(&full_path)
         .expect("read")
         .1;
     assert_eq!(full.len(), budget);
-    // Kill at random points, sometimes in the middle of writing a line,
-    // and resume until the budget is spent.
+    // A run killed after `done` evaluations left the header and their
+    // lines, sometimes the next line cut short. Kill at random points,
+    // resume, kill the resumed run later, and so on: the budget is the
+    // same throughout, as with `commute tune --resume`.
+    let lines: Vec<&str> = full_text.split_inclusive('\n').collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(21);
     for attempt in 0..4 {
         let path = dir.join(format!("resumed-{attempt}.jsonl"));
         let mut done = rng.random_range(1..budget / 2);
-        run(&path, done, false);
-        while done < budget {
+        let mut text: String = lines[..=done].concat();
+        loop {
             if rng.random_bool(0.5) {
-                // A write cut short: keep part of the last line only.
-                let text = std::fs::read_to_string(&path).expect("journal");
-                let last_start = text.trim_end().rfind('\n').map_or(0, |i| i + 1);
-                let cut = last_start + rng.random_range(1..text.len() - last_start);
-                std::fs::write(&path, &text.as_bytes()[..cut]).expect("cut");
+                let next = lines[done + 1];
+                text.push_str(&next[..rng.random_range(1..next.len() - 1)]);
             }
-            done = (done + rng.random_range(1..budget / 2)).min(budget);
-            run(&path, done, true);
+            std::fs::write(&path, &text).expect("killed journal");
+            run(&path, true);
+            done += rng.random_range(1..budget / 2);
+            if done >= budget {
+                break;
+            }
+            let resumed = std::fs::read_to_string(&path).expect("journal");
+            text = resumed.split_inclusive('\n').take(done + 1).collect();
         }
         let resumed = commute_runtime::search::journal::read_journal(&path)
             .expect("read")

@@ -3,13 +3,15 @@
 //! rollouts, pruning by a lower bound, and the customizations of Koo et
 //! al. for tuning: a reward from a moving average of recent values with a
 //! penalty for failures, restarts when the search stalls, and at each
-//! restart the best and worst paths carried into the new tree.
+//! restart the best and worst paths carried into the new tree. Some
+//! evaluations go to a local search around the best leaf (see `polish`).
 
 use std::collections::HashMap;
 
 use rand::Rng;
 
 use super::baselines::{descend, Pick};
+use super::polish::{neighbour, Seen};
 use super::{Bound, Harness, SearchResult, Status, StopReason};
 use crate::action::Action;
 use crate::backbone::Backbone;
@@ -50,6 +52,14 @@ pub struct MctsConfig {
     /// At a restart, paths of the best `transfer` quantile are rewarded in
     /// the new tree and those of the worst are penalized.
     pub transfer: f64,
+    /// The last `local_steps` evaluations of every `local_period` are
+    /// neighbours of the best leaf instead of tree rollouts (0: none). On
+    /// large spaces the tree stays near the root, and the best leaf it
+    /// found still has poor details. Counted in evaluations, not as a
+    /// share of the budget, so that resuming with a larger budget replays
+    /// the interrupted search.
+    pub local_steps: usize,
+    pub local_period: usize,
 }
 
 impl Default for MctsConfig {
@@ -65,6 +75,8 @@ impl Default for MctsConfig {
             stall: None,
             same_leaf: 20,
             transfer: 0.1,
+            local_steps: 25,
+            local_period: 100,
         }
     }
 }
@@ -197,7 +209,19 @@ pub fn mcts<B: Backbone>(
     let mut same_leaf = 0;
     let mut last_leaf: Option<Vec<Action>> = None;
     let mut revisits = 0usize;
+    let mut seen = Seen::default();
     while harness.should_stop().is_none() {
+        let period = config.local_period.max(1);
+        if harness.evaluations().len() % period >= period.saturating_sub(config.local_steps) {
+            let best = harness.best.as_ref().map(|(_, _, path)| path.clone());
+            if let Some((leaf, path)) =
+                best.and_then(|best| neighbour(root, &best, &seen, &mut harness))
+            {
+                seen.insert(&leaf);
+                harness.evaluate(&leaf, &path);
+                continue;
+            }
+        }
         // Selection and expansion.
         let mut node = 0;
         let mut visited = vec![0];
@@ -301,6 +325,7 @@ pub fn mcts<B: Backbone>(
                 *value
             }
             None => {
+                seen.insert(&leaf);
                 let evaluation = harness.evaluate(&leaf, &leaf_path);
                 revisits = 0;
                 same_leaf = 1;

@@ -30,6 +30,7 @@
 mod baselines;
 pub mod journal;
 mod mcts;
+mod polish;
 pub mod record;
 
 use std::time::{Duration, Instant};

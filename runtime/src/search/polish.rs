@@ -1,0 +1,220 @@
+//! Local search around the best leaf: a neighbour re-decides one to three
+//! of its decisions and keeps the others where propagation still allows.
+//!
+//! Decisions commute, so a neighbour needs no notion of "the same position
+//! in a sequence of transformations": the changed decisions are taken
+//! first, the best leaf's other decisions are replayed after them (those
+//! that the change refutes are dropped), and whatever is left open is
+//! completed at random. Tree searches spend most of their evaluations
+//! near the root of large spaces; local steps tune the structure they
+//! found (tile sizes, which loop is parallel).
+
+use std::collections::HashSet;
+
+use rand::Rng;
+
+use super::baselines::{descend, Pick};
+use super::Harness;
+use crate::action::{Action, InstanceId};
+use crate::backbone::Backbone;
+use crate::candidate::Candidate;
+
+/// Leaves already evaluated, by decision vector: the same leaf reached by
+/// another path is not evaluated again.
+#[derive(Default)]
+pub(crate) struct Seen {
+    leaves: HashSet<Vec<u64>>,
+}
+
+impl Seen {
+    /// Records `leaf`; false if it was seen before.
+    pub(crate) fn insert<B: Backbone>(&mut self, leaf: &Candidate<B>) -> bool {
+        self.leaves.insert(leaf.decisions().words)
+    }
+
+    pub(crate) fn contains<B: Backbone>(&self, leaf: &Candidate<B>) -> bool {
+        self.leaves.contains(&leaf.decisions().words)
+    }
+}
+
+/// How many draws a neighbour gets before the local step gives up on
+/// finding an unseen one.
+const DRAWS: usize = 64;
+
+/// A neighbour of the leaf reached by `best` from `root` that `seen` does
+/// not hold, with its path; `None` when `DRAWS` draws found none.
+pub(crate) fn neighbour<B: Backbone>(
+    root: &Candidate<B>,
+    best: &[Action],
+    seen: &Seen,
+    harness: &mut Harness<B>,
+) -> Option<(Candidate<B>, Vec<Action>)> {
+    if best.is_empty() {
+        return None;
+    }
+    for _ in 0..DRAWS {
+        // One change, sometimes two or three: single changes cannot cross
+        // a valley where two decisions only pay off together.
+        let mut changes = 1;
+        while changes < 3 && harness.rng.random_bool(0.3) {
+            changes += 1;
+        }
+        let mut candidate = root.clone();
+        let mut path = Vec::new();
+        let mut changed = Vec::new();
+        for _ in 0..changes {
+            let kept = &best[harness.rng.random_range(0..best.len())];
+            let instance = instance_of(kept);
+            if changed.contains(&instance) {
+                continue;
+            }
+            let others: Vec<Action> = candidate
+                .alternatives(&instance)
+                .into_iter()
+                .filter(|a| a.values != kept.values)
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            let action = others[harness.rng.random_range(0..others.len())].clone();
+            if apply(&mut candidate, &action) {
+                changed.push(instance);
+                path.push(action);
+            }
+        }
+        if changed.is_empty() {
+            continue;
+        }
+        for action in best {
+            if !changed.contains(&instance_of(action)) && apply(&mut candidate, action) {
+                path.push(action.clone());
+            }
+        }
+        let Some(leaf) = descend(&candidate, &mut path, harness, &Pick::Uniform) else {
+            continue;
+        };
+        if !seen.contains(&leaf) {
+            return Some((leaf, path));
+        }
+    }
+    None
+}
+
+/// Applies `action` if propagation accepts it; the candidate is unchanged
+/// otherwise.
+fn apply<B: Backbone>(candidate: &mut Candidate<B>, action: &Action) -> bool {
+    let mut next = candidate.clone();
+    if next.apply(action).is_ok() {
+        *candidate = next;
+        true
+    } else {
+        false
+    }
+}
+
+fn instance_of(action: &Action) -> InstanceId {
+    InstanceId {
+        choice: action.choice,
+        objects: action.objects.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+    use crate::search::{Budget, Outcome, SearchConfig};
+    use crate::testing::RandomBackbone;
+
+    /// `x(s)` in {A, B, C} for every `s`, unconstrained: a neighbour's
+    /// changes are exactly the decisions it differs in.
+    static MODEL: Model = Model {
+        name: "m",
+        sets: &[SetDef {
+            name: "S",
+            params: &[],
+            superset: None,
+            quotient: None,
+        }],
+        properties: &[],
+        choices: &[ChoiceDef {
+            name: "x",
+            params: &[VarDef {
+                name: "s",
+                set: 0,
+                args: &[],
+            }],
+            kind: ChoiceKind::Enum {
+                values: &["A", "B", "C"],
+            },
+            symmetry: Symmetry::None,
+            origin: "m:1",
+        }],
+        constraints: &[],
+        triggers: &[],
+        callbacks: &[],
+        clauses_by_choice: &[&[]],
+        counters_by_choice: &[&[]],
+        default_priority: &[0],
+    };
+
+    fn config() -> SearchConfig {
+        SearchConfig {
+            seed: 3,
+            budget: Budget::evaluations(10),
+            priority: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_neighbour_is_an_unseen_leaf_one_to_three_decisions_away() {
+        // 40 instances: 80 neighbours one change away.
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 40)).expect("a space");
+        let mut evaluate = |_: &Candidate<RandomBackbone>| Outcome::ok(0.0);
+        let config = config();
+        let mut harness = Harness::new(&mut evaluate, &config);
+        let mut best_path = Vec::new();
+        let best = descend(&root, &mut best_path, &mut harness, &Pick::Uniform).expect("a leaf");
+        let mut seen = Seen::default();
+        assert!(seen.insert(&best));
+        let mut changes = [0; 4];
+        for _ in 0..40 {
+            let (leaf, path) =
+                neighbour(&root, &best_path, &seen, &mut harness).expect("unseen neighbours left");
+            assert!(leaf.is_complete());
+            let differ = root
+                .instances(&[])
+                .iter()
+                .filter(|i| leaf.domain(i) != best.domain(i))
+                .count();
+            assert!((1..=3).contains(&differ), "{differ} decisions changed");
+            changes[differ] += 1;
+            // The path leads from the root to the leaf (a journal replays it).
+            let mut replayed = root.clone();
+            for action in &path {
+                replayed.apply(action).expect("the path applies");
+            }
+            assert_eq!(replayed.decisions(), leaf.decisions());
+            assert!(seen.insert(&leaf), "a neighbour already seen");
+        }
+        assert!(changes[1] > changes[2] && changes[2] > 0, "{changes:?}");
+    }
+
+    #[test]
+    fn no_neighbour_once_every_one_is_seen() {
+        // One instance with three values: two neighbours, then none.
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 1)).expect("a space");
+        let mut evaluate = |_: &Candidate<RandomBackbone>| Outcome::ok(0.0);
+        let config = config();
+        let mut harness = Harness::new(&mut evaluate, &config);
+        let mut best_path = Vec::new();
+        let best = descend(&root, &mut best_path, &mut harness, &Pick::Uniform).expect("a leaf");
+        let mut seen = Seen::default();
+        seen.insert(&best);
+        for _ in 0..2 {
+            let (leaf, _) = neighbour(&root, &best_path, &seen, &mut harness).expect("a neighbour");
+            assert!(seen.insert(&leaf));
+        }
+        assert!(neighbour(&root, &best_path, &seen, &mut harness).is_none());
+    }
+}

@@ -234,10 +234,7 @@ fn differences(loaded: &Loaded, leaf: &LoopCandidate) -> Vec<String> {
     let mut replayed = loaded.unfixed.clone();
     let mut needed = Vec::new();
     for action in &changed {
-        let instance = InstanceId {
-            choice: action.choice,
-            objects: action.objects.clone(),
-        };
+        let instance = action.instance();
         if single_action(&replayed, &instance).is_some_and(|a| a.values == action.values) {
             continue;
         }

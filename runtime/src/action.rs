@@ -17,6 +17,16 @@ pub struct Action {
     pub values: u64,
 }
 
+impl Action {
+    /// The instance this action restricts.
+    pub fn instance(&self) -> InstanceId {
+        InstanceId {
+            choice: self.choice,
+            objects: self.objects.clone(),
+        }
+    }
+}
+
 /// A choice instance: a choice applied to objects.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct InstanceId {

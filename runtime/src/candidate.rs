@@ -357,10 +357,7 @@ impl<B: Backbone> Candidate<B> {
         }
         // The decision itself is outside the domain: say what removed the
         // values it asks for.
-        let instance = InstanceId {
-            choice: action.choice,
-            objects: action.objects.clone(),
-        };
+        let instance = action.instance();
         let mut dead_end = emptied_dead_end(layout.model, self.instance_id(action.choice, index));
         let before = read_mask(&layout, &self.words, action.choice, &action.objects);
         let domain = match choice.kind {
@@ -728,10 +725,7 @@ impl<B: Backbone> Candidate<B> {
     /// `name(objects) = VALUE` for a single-value action, for people.
     pub fn describe(&self, action: &Action) -> String {
         let model = self.model();
-        let instance = InstanceId {
-            choice: action.choice,
-            objects: action.objects.clone(),
-        };
+        let instance = action.instance();
         let values: Vec<String> = match (
             model.choices.get(action.choice as usize).map(|c| &c.kind),
             self.domain(&instance),

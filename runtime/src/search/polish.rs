@@ -15,7 +15,7 @@ use rand::Rng;
 
 use super::baselines::{descend, Pick};
 use super::Harness;
-use crate::action::{Action, InstanceId};
+use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
 
@@ -63,15 +63,15 @@ pub(crate) fn neighbour<B: Backbone>(
         let mut path = Vec::new();
         let mut changed = Vec::new();
         for _ in 0..changes {
-            let kept = &best[harness.rng.random_range(0..best.len())];
-            let instance = instance_of(kept);
+            let current = &best[harness.rng.random_range(0..best.len())];
+            let instance = current.instance();
             if changed.contains(&instance) {
                 continue;
             }
             let others: Vec<Action> = candidate
                 .alternatives(&instance)
                 .into_iter()
-                .filter(|a| a.values != kept.values)
+                .filter(|a| a.values != current.values)
                 .collect();
             if others.is_empty() {
                 continue;
@@ -86,7 +86,7 @@ pub(crate) fn neighbour<B: Backbone>(
             continue;
         }
         for action in best {
-            if !changed.contains(&instance_of(action)) && apply(&mut candidate, action) {
+            if !changed.contains(&action.instance()) && apply(&mut candidate, action) {
                 path.push(action.clone());
             }
         }
@@ -109,13 +109,6 @@ fn apply<B: Backbone>(candidate: &mut Candidate<B>, action: &Action) -> bool {
         true
     } else {
         false
-    }
-}
-
-fn instance_of(action: &Action) -> InstanceId {
-    InstanceId {
-        choice: action.choice,
-        objects: action.objects.clone(),
     }
 }
 
@@ -158,63 +151,66 @@ mod tests {
         default_priority: &[0],
     };
 
-    fn config() -> SearchConfig {
-        SearchConfig {
+    type Leaf = Candidate<RandomBackbone>;
+
+    /// Runs `test` on the root of `size` instances, a leaf drawn from it
+    /// at random with its path, an empty `Seen` and a seeded harness.
+    fn with_random_leaf(
+        size: u32,
+        test: impl FnOnce(&Leaf, &Leaf, &[Action], &mut Seen, &mut Harness<RandomBackbone>),
+    ) {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, size)).expect("a space");
+        let mut evaluate = |_: &Leaf| Outcome::ok(0.0);
+        let config = SearchConfig {
             seed: 3,
             budget: Budget::evaluations(10),
             priority: Vec::new(),
-        }
+        };
+        let mut harness = Harness::new(&mut evaluate, &config);
+        let mut path = Vec::new();
+        let leaf = descend(&root, &mut path, &mut harness, &Pick::Uniform).expect("a leaf");
+        test(&root, &leaf, &path, &mut Seen::default(), &mut harness);
     }
 
     #[test]
     fn a_neighbour_is_an_unseen_leaf_one_to_three_decisions_away() {
         // 40 instances: 80 neighbours one change away.
-        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 40)).expect("a space");
-        let mut evaluate = |_: &Candidate<RandomBackbone>| Outcome::ok(0.0);
-        let config = config();
-        let mut harness = Harness::new(&mut evaluate, &config);
-        let mut best_path = Vec::new();
-        let best = descend(&root, &mut best_path, &mut harness, &Pick::Uniform).expect("a leaf");
-        let mut seen = Seen::default();
-        assert!(seen.insert(&best));
-        let mut changes = [0; 4];
-        for _ in 0..40 {
-            let (leaf, path) =
-                neighbour(&root, &best_path, &seen, &mut harness).expect("unseen neighbours left");
-            assert!(leaf.is_complete());
-            let differ = root
-                .instances(&[])
-                .iter()
-                .filter(|i| leaf.domain(i) != best.domain(i))
-                .count();
-            assert!((1..=3).contains(&differ), "{differ} decisions changed");
-            changes[differ] += 1;
-            // The path leads from the root to the leaf (a journal replays it).
-            let mut replayed = root.clone();
-            for action in &path {
-                replayed.apply(action).expect("the path applies");
+        with_random_leaf(40, |root, best, best_path, seen, harness| {
+            assert!(seen.insert(best));
+            let mut changes = [0; 4];
+            for _ in 0..40 {
+                let (leaf, path) =
+                    neighbour(root, best_path, seen, harness).expect("unseen neighbours left");
+                assert!(leaf.is_complete());
+                let differ = root
+                    .instances(&[])
+                    .iter()
+                    .filter(|i| leaf.domain(i) != best.domain(i))
+                    .count();
+                assert!((1..=3).contains(&differ), "{differ} decisions changed");
+                changes[differ] += 1;
+                // The path leads from the root to the leaf (a journal replays it).
+                let mut replayed = root.clone();
+                for action in &path {
+                    replayed.apply(action).expect("the path applies");
+                }
+                assert_eq!(replayed.decisions(), leaf.decisions());
+                assert!(seen.insert(&leaf), "a neighbour already seen");
             }
-            assert_eq!(replayed.decisions(), leaf.decisions());
-            assert!(seen.insert(&leaf), "a neighbour already seen");
-        }
-        assert!(changes[1] > changes[2] && changes[2] > 0, "{changes:?}");
+            assert!(changes[1] > changes[2] && changes[2] > 0, "{changes:?}");
+        });
     }
 
     #[test]
     fn no_neighbour_once_every_one_is_seen() {
         // One instance with three values: two neighbours, then none.
-        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 1)).expect("a space");
-        let mut evaluate = |_: &Candidate<RandomBackbone>| Outcome::ok(0.0);
-        let config = config();
-        let mut harness = Harness::new(&mut evaluate, &config);
-        let mut best_path = Vec::new();
-        let best = descend(&root, &mut best_path, &mut harness, &Pick::Uniform).expect("a leaf");
-        let mut seen = Seen::default();
-        seen.insert(&best);
-        for _ in 0..2 {
-            let (leaf, _) = neighbour(&root, &best_path, &seen, &mut harness).expect("a neighbour");
-            assert!(seen.insert(&leaf));
-        }
-        assert!(neighbour(&root, &best_path, &seen, &mut harness).is_none());
+        with_random_leaf(1, |root, best, best_path, seen, harness| {
+            seen.insert(best);
+            for _ in 0..2 {
+                let (leaf, _) = neighbour(root, best_path, seen, harness).expect("a neighbour");
+                assert!(seen.insert(&leaf));
+            }
+            assert!(neighbour(root, best_path, seen, harness).is_none());
+        });
     }
 }

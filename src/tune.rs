@@ -435,7 +435,8 @@ impl KernelEvaluator<'_> {
                         // Both again, interleaved, before a new best is
                         // declared: one run cannot rank close candidates
                         // on a noisy machine.
-                        match self.harness.remeasure(&best.source, &code, 3) {
+                        let rounds = remeasure_rounds(best.seconds);
+                        match self.harness.remeasure(&best.source, &code, rounds) {
                             Ok((incumbent, challenger)) => {
                                 value = value.min(challenger);
                                 challenger < incumbent
@@ -734,4 +735,28 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// Rounds of the interleaved re-measurement before a new best: about half
+/// a second of each program, between 3 and 10 rounds. Short kernels vary
+/// most from run to run and their runs cost little.
+fn remeasure_rounds(seconds: f64) -> usize {
+    if seconds.is_finite() && seconds > 0.0 {
+        ((0.5 / seconds).ceil() as usize).clamp(3, 10)
+    } else {
+        3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remeasure_rounds;
+
+    #[test]
+    fn short_kernels_get_more_rounds() {
+        assert_eq!(remeasure_rounds(0.02), 10);
+        assert_eq!(remeasure_rounds(0.1), 5);
+        assert_eq!(remeasure_rounds(2.0), 3);
+        assert_eq!(remeasure_rounds(f64::INFINITY), 3);
+    }
 }

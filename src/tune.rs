@@ -19,7 +19,9 @@ use commute_spaces::loops::complete::{complete_with_original, original_value};
 use commute_spaces::loops::directives::directive_code;
 use commute_spaces::loops::emit::{explicit_code, reference_code};
 use commute_spaces::loops::frontend::{read_kernel, Kernel};
-use commute_spaces::loops::harness::{Compiler, Harness, HarnessConfig, Measurement, TimePattern};
+use commute_spaces::loops::harness::{
+    remeasure_rounds, Compiler, Harness, HarnessConfig, Measurement, TimePattern,
+};
 use commute_spaces::loops::names::{apply_named_fixes, Names};
 use commute_spaces::loops::schedule::Schedule;
 use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
@@ -735,28 +737,4 @@ pub fn tune(options: &TuneOptions) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// Rounds of the interleaved re-measurement before a new best: about half
-/// a second of each program, between 3 and 10 rounds. Short kernels vary
-/// most from run to run and their runs cost little.
-fn remeasure_rounds(seconds: f64) -> usize {
-    if seconds.is_finite() && seconds > 0.0 {
-        ((0.5 / seconds).ceil() as usize).clamp(3, 10)
-    } else {
-        3
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::remeasure_rounds;
-
-    #[test]
-    fn short_kernels_get_more_rounds() {
-        assert_eq!(remeasure_rounds(0.02), 10);
-        assert_eq!(remeasure_rounds(0.1), 5);
-        assert_eq!(remeasure_rounds(2.0), 3);
-        assert_eq!(remeasure_rounds(f64::INFINITY), 3);
-    }
 }

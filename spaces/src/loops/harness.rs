@@ -46,6 +46,17 @@ pub const ABSOLUTE_TOLERANCE: f64 = 1e-12;
 /// Kernels whose warm-up run takes less than this get twice the runs.
 const SHORT_KERNEL_SECONDS: f64 = 0.05;
 
+/// Rounds of [`Harness::remeasure`] for programs that take `seconds`:
+/// about half a second of each, between 3 and 10 rounds. Short kernels
+/// vary most from run to run and their runs cost little.
+pub fn remeasure_rounds(seconds: f64) -> usize {
+    if seconds.is_finite() && seconds > 0.0 {
+        ((0.5 / seconds).ceil() as usize).clamp(3, 10)
+    } else {
+        3
+    }
+}
+
 /// The longest `--version` may take when probing a compiler.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -1341,6 +1352,14 @@ fn compare_outputs(expected: &str, actual: &str, tolerance: f64) -> Option<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_kernels_get_more_remeasure_rounds() {
+        assert_eq!(remeasure_rounds(0.02), 10);
+        assert_eq!(remeasure_rounds(0.1), 5);
+        assert_eq!(remeasure_rounds(2.0), 3);
+        assert_eq!(remeasure_rounds(f64::INFINITY), 3);
+    }
 
     /// A script still open for writing cannot be run until it is closed;
     /// `spawn` waits for that rather than failing.

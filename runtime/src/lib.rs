@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod backbone;
+mod binding;
 pub mod candidate;
 pub mod check;
 pub mod descent;
@@ -15,8 +16,9 @@ pub mod model;
 mod plan;
 mod propagate;
 pub mod search;
-mod slots;
+mod tables;
 pub mod testing;
+mod values;
 
 pub use action::{Action, DeadEnd, InstanceId};
 pub use backbone::{Backbone, ObjectId};

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use rand::Rng;
 
 use super::baselines::{descend, Pick};
+use super::harness::{Bound, Harness, SearchResult, StopReason};
 use super::polish::{neighbour, Seen};
-use super::{Bound, Harness, SearchResult, Status, StopReason};
+use super::record::Status;
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;

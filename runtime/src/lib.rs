@@ -2,6 +2,9 @@
 //! space ([`model`]), the backbone interface ([`backbone`]), and the engine
 //! that stores, restricts and propagates decision vectors.
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod action;
 pub mod backbone;
 mod binding;

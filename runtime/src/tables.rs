@@ -103,6 +103,7 @@ pub(crate) struct CounterTuples {
 /// dereferences to).
 #[derive(Debug)]
 pub struct Tables {
+    /// The space laid out.
     pub model: &'static Model,
     /// Objects of each set that takes no parameter (for a quotient set: the
     /// objects of its superset, filtered at use by the membership flag).
@@ -142,6 +143,7 @@ pub struct Tables {
     /// [`Tables::triangle_positions`] of the first instances (those of a
     /// set of up to [`TRIANGLE_TABLE_OBJECTS`] objects).
     triangle_table: Vec<(u8, u8)>,
+    /// Words of a decision vector: domains, counters, then bit planes.
     pub words: usize,
     /// Instances of all choices.
     pub instances: usize,

@@ -19,14 +19,18 @@ use crate::candidate::Candidate;
 /// What evaluating a leaf gave.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// How the evaluation ended.
     pub status: Status,
     /// The cost for `Status::Ok`: lower is better.
     pub value: Option<f64>,
+    /// Every raw measurement behind `value`, if the evaluator took several.
     pub measurements: Vec<f64>,
+    /// A short account of a failure.
     pub message: Option<String>,
 }
 
 impl Outcome {
+    /// Measured at `value`.
     pub fn ok(value: f64) -> Outcome {
         Outcome {
             status: Status::Ok,
@@ -36,6 +40,7 @@ impl Outcome {
         }
     }
 
+    /// The leaf could not be evaluated, for the reason `message`.
     pub fn failed(message: impl Into<String>) -> Outcome {
         Outcome {
             status: Status::Failed,
@@ -60,6 +65,7 @@ impl Outcome {
 /// Evaluates leaves. Closures `FnMut(&Candidate<B>) -> Outcome` are
 /// evaluators.
 pub trait Evaluator<B: Backbone> {
+    /// Evaluates a fully decided candidate.
     fn evaluate(&mut self, leaf: &Candidate<B>) -> Outcome;
 }
 
@@ -72,6 +78,7 @@ impl<B: Backbone, F: FnMut(&Candidate<B>) -> Outcome> Evaluator<B> for F {
 /// A lower bound on the value of every leaf below a candidate. It must be
 /// a true lower bound: searches prune on it.
 pub trait Bound<B: Backbone> {
+    /// The bound for the leaves below `candidate`.
     fn bound(&self, candidate: &Candidate<B>) -> f64;
 }
 
@@ -87,11 +94,14 @@ impl<B: Backbone> Bound<B> for NoBound {
 /// When a search stops.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
+    /// Stop after this many evaluations (replayed ones included).
     pub evaluations: Option<usize>,
+    /// Stop once this much time has passed since the search started.
     pub time: Option<Duration>,
 }
 
 impl Budget {
+    /// A budget of `count` evaluations and no time limit.
     pub fn evaluations(count: usize) -> Budget {
         Budget {
             evaluations: Some(count),
@@ -104,7 +114,9 @@ impl Budget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
+    /// The budget's evaluations were spent.
     EvaluationBudget,
+    /// The budget's time ran out.
     TimeBudget,
     /// Every leaf was evaluated (or pruned).
     Exhausted,
@@ -117,7 +129,9 @@ pub enum StopReason {
 /// Settings every search takes.
 #[derive(Clone, Debug, Default)]
 pub struct SearchConfig {
+    /// Seeds the one generator behind every random choice.
     pub seed: u64,
+    /// When to stop.
     pub budget: Budget,
     /// Choices in the order to branch on them (the rest follow in
     /// declaration order).
@@ -128,7 +142,9 @@ pub struct SearchConfig {
 pub struct SearchResult<B: Backbone> {
     /// The best leaf, its value and its decisions.
     pub best: Option<(Candidate<B>, f64, Vec<Action>)>,
+    /// Every evaluation, in order.
     pub evaluations: Vec<Evaluation>,
+    /// Why the search stopped.
     pub stop: StopReason,
     /// Decisions that propagation answered with a dead end.
     pub dead_ends: usize,
@@ -137,6 +153,7 @@ pub struct SearchResult<B: Backbone> {
 }
 
 impl<B: Backbone> SearchResult<B> {
+    /// The best leaf's value, if a leaf was measured.
     pub fn best_value(&self) -> Option<f64> {
         self.best.as_ref().map(|(_, v, _)| *v)
     }
@@ -159,6 +176,7 @@ pub struct Harness<'e, B: Backbone> {
 }
 
 impl<'e, B: Backbone> Harness<'e, B> {
+    /// A harness for a search evaluating leaves with `evaluator`.
     pub fn new(evaluator: &'e mut dyn Evaluator<B>, config: &SearchConfig) -> Self {
         Harness {
             evaluator,
@@ -214,10 +232,12 @@ impl<'e, B: Backbone> Harness<'e, B> {
         self.stop.get_or_insert(reason);
     }
 
+    /// The best value measured so far.
     pub fn best_value(&self) -> Option<f64> {
         self.best.as_ref().map(|(_, v, _)| *v)
     }
 
+    /// The evaluations so far, in order.
     pub fn evaluations(&self) -> &[Evaluation] {
         &self.evaluations
     }
@@ -261,6 +281,8 @@ impl<'e, B: Backbone> Harness<'e, B> {
         evaluation
     }
 
+    /// The search's result; a search that stopped for no other reason
+    /// ran out of leaves.
     pub fn finish(mut self) -> SearchResult<B> {
         let stop = self.should_stop().unwrap_or(StopReason::Exhausted);
         SearchResult {

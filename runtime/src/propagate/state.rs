@@ -17,6 +17,7 @@ use crate::layout::Layout;
 use crate::model::Model;
 use crate::tables::Shape;
 
+/// What a step of propagation ends in: a dead end stops the propagation.
 pub(super) type Flow = Result<(), DeadEnd>;
 
 /// The state of one propagation.
@@ -98,6 +99,8 @@ pub(crate) const NO_REASON: Reason = Reason {
 };
 
 impl<'a> Propagator<'a> {
+    /// A propagator over `words`, laid out by `layout`, that keeps no
+    /// explanations.
     pub fn new(layout: &'a Layout, words: &'a mut [u64]) -> Self {
         Propagator::explained(layout, words, None)
     }

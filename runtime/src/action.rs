@@ -12,8 +12,11 @@ use crate::model::Model;
 /// universe (integer).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Action {
+    /// The choice.
     pub choice: u16,
+    /// The objects bound to its parameters, in order.
     pub objects: Vec<ObjectId>,
+    /// The values kept.
     pub values: u64,
 }
 
@@ -30,7 +33,9 @@ impl Action {
 /// A choice instance: a choice applied to objects.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct InstanceId {
+    /// The choice.
     pub choice: u16,
+    /// The objects bound to its parameters, in order.
     pub objects: Vec<ObjectId>,
 }
 

@@ -17,10 +17,14 @@ pub trait Backbone: Clone {
     /// stable order. Never called for quotient sets, which the engine keeps.
     fn objects(&self, set: u16, args: &[ObjectId]) -> Vec<ObjectId>;
 
+    /// A `bool` property of the objects `args`.
     fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool;
 
+    /// An `int` property of the objects `args`.
     fn int_property(&self, property: u16, args: &[ObjectId]) -> i64;
 
+    /// An `[int]` property of the objects `args` (the universe of an
+    /// integer choice).
     fn list_property(&self, property: u16, args: &[ObjectId]) -> Vec<i64>;
 
     /// Runs a trigger callback, which may add objects to sets.

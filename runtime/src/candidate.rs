@@ -18,6 +18,7 @@ use crate::propagate::{
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CandidateError {
+    /// The backbone cannot be laid out for its space.
     Layout(LayoutError),
     /// The space has no valid implementation for this backbone.
     DeadEnd(DeadEnd),
@@ -44,11 +45,16 @@ pub enum Domain {
     Enum(u64),
     /// Bit `i` is `universe[i]`.
     Integer {
+        /// The instance's values, sorted.
         universe: Vec<i64>,
+        /// The values left.
         mask: u64,
     },
+    /// A counter's range.
     Counter {
+        /// The least value it can take.
         min: i64,
+        /// The greatest value it can take.
         max: i64,
     },
 }
@@ -62,6 +68,7 @@ impl Domain {
         }
     }
 
+    /// Whether no value remains.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -70,7 +77,9 @@ impl Domain {
 /// A decision vector saved without its backbone.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decisions {
+    /// The name of the space, checked when read back.
     pub space: String,
+    /// The candidate's vector, word for word.
     pub words: Vec<u64>,
 }
 
@@ -312,10 +321,12 @@ impl<B: Backbone> Candidate<B> {
         copy
     }
 
+    /// The space.
     pub fn model(&self) -> &'static Model {
         self.layout.model
     }
 
+    /// The kernel's description.
     pub fn backbone(&self) -> &B {
         &self.backbone
     }

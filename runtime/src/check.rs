@@ -11,8 +11,11 @@ use crate::model::*;
 /// A constraint that a complete candidate breaks, or an open instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
+    /// The broken constraint (`None`: an instance is not decided).
     pub constraint: Option<u16>,
+    /// The objects bound to its variables, by variable name.
     pub bindings: Vec<(String, ObjectId)>,
+    /// A readable account, with names from the space.
     pub message: String,
 }
 

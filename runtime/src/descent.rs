@@ -11,21 +11,30 @@ use crate::candidate::Candidate;
 pub enum Descent<B: Backbone> {
     /// A fully decided candidate, after `decisions` decisions.
     Leaf {
+        /// The leaf.
         leaf: Candidate<B>,
+        /// The decisions taken to reach it.
         decisions: usize,
     },
     /// Propagation failed after `decisions` decisions (the failing one
     /// included).
-    DeadEnd { dead_end: DeadEnd, decisions: usize },
+    DeadEnd {
+        /// Why the last decision failed.
+        dead_end: DeadEnd,
+        /// The decisions taken, the failing one included.
+        decisions: usize,
+    },
 }
 
 impl<B: Backbone> Descent<B> {
+    /// The decisions taken.
     pub fn decisions(&self) -> usize {
         match self {
             Descent::Leaf { decisions, .. } | Descent::DeadEnd { decisions, .. } => *decisions,
         }
     }
 
+    /// Whether the descent ended in a dead end.
     pub fn is_dead_end(&self) -> bool {
         matches!(self, Descent::DeadEnd { .. })
     }

@@ -133,6 +133,7 @@ pub enum Method {
 /// An estimate of the number of leaves below a candidate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Estimate {
+    /// How it was estimated.
     pub method: Method,
     /// Probes (Knuth) or runs (Chen) averaged.
     pub samples: usize,
@@ -140,6 +141,7 @@ pub struct Estimate {
     pub mean: f64,
     /// The 95% confidence interval, `mean ± 1.96·s/√n`, `low` at least 0.
     pub low: f64,
+    /// The interval's upper end.
     pub high: f64,
     /// The fraction of uniform random descents that ended in a dead end.
     pub dead_end_rate: f64,
@@ -177,6 +179,7 @@ pub struct Options<'p> {
 }
 
 impl<'p> Options<'p> {
+    /// Options with every field given.
     pub fn new(priority: &'p [u16], samples: usize, seed: u64) -> Self {
         Options {
             priority,

@@ -7,6 +7,7 @@ use crate::candidate::{Candidate, CandidateError};
 
 /// The leaves below a candidate.
 pub struct Enumeration<B: Backbone> {
+    /// The leaves, in the order a depth-first descent reaches them.
     pub leaves: Vec<Candidate<B>>,
     /// Decisions that propagation answered with a dead end.
     pub dead_ends: usize,

@@ -14,6 +14,7 @@ use crate::model::ChoiceKind;
 pub struct FixError {
     /// The decision as written.
     pub fix: String,
+    /// What is wrong with it.
     pub message: String,
 }
 

@@ -2,8 +2,12 @@
 //! space ([`model`]), the backbone interface ([`backbone`]), and the engine
 //! that stores, restricts and propagates decision vectors.
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod action;
 pub mod backbone;
+mod binding;
 pub mod candidate;
 pub mod check;
 pub mod descent;
@@ -15,8 +19,9 @@ pub mod model;
 mod plan;
 mod propagate;
 pub mod search;
-mod slots;
+mod tables;
 pub mod testing;
+mod values;
 
 pub use action::{Action, DeadEnd, InstanceId};
 pub use backbone::{Backbone, ObjectId};

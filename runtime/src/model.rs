@@ -13,6 +13,7 @@ pub type Var = u8;
 /// A set of the space.
 #[derive(Debug)]
 pub struct SetDef {
+    /// The set's name in the space.
     pub name: &'static str,
     /// Sets of the parameters of a parametrized set.
     pub params: &'static [u16],
@@ -42,74 +43,122 @@ impl SetDef {
 /// variables of the same scope if the set is parametrized.
 #[derive(Debug)]
 pub struct VarDef {
+    /// The variable's name, without its `$`.
     pub name: &'static str,
+    /// The set its objects come from.
     pub set: u16,
+    /// The earlier variables the set is applied to (empty for a set
+    /// without parameters).
     pub args: &'static [Var],
 }
 
+/// What a host property returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PropertyType {
+    /// `bool`.
     Bool,
+    /// `int`.
     Int,
+    /// `[int]`, a list of integers (the universe of integer choices).
     IntList,
 }
 
+/// A property of objects that the host answers (through the backbone).
 #[derive(Debug)]
 pub struct PropertyDef {
+    /// The property's name in the space.
     pub name: &'static str,
+    /// The sets of its parameters.
     pub params: &'static [u16],
+    /// What it returns.
     pub ty: PropertyType,
 }
 
+/// A choice: one decision per tuple of distinct objects of its
+/// parameters' sets (an instance).
 #[derive(Debug)]
 pub struct ChoiceDef {
+    /// The choice's name in the space.
     pub name: &'static str,
+    /// Its parameters, a scope of variables.
     pub params: &'static [VarDef],
+    /// What its instances take.
     pub kind: ChoiceKind,
+    /// How `c(b, a)` relates to `c(a, b)`, for a choice of two parameters
+    /// over one set.
     pub symmetry: Symmetry,
     /// `file:line` of the declaration in the space.
     pub origin: &'static str,
 }
 
+/// What the instances of a choice take.
 #[derive(Debug)]
 pub enum ChoiceKind {
-    Enum { values: &'static [&'static str] },
-    Integer { universe: Universe },
+    /// One of named values, value `i` being bit `i` of a mask (so at
+    /// most 64).
+    Enum {
+        /// The values' names, in declaration order.
+        values: &'static [&'static str],
+    },
+    /// One integer of a universe (at most 64 values per instance).
+    Integer {
+        /// Where each instance's values come from.
+        universe: Universe,
+    },
+    /// An integer computed from other choices, kept as a range.
     Counter(CounterDef),
 }
 
+/// The values an integer choice's instance may take.
 #[derive(Debug)]
 pub enum Universe {
+    /// The same values for every instance.
     List(&'static [i64]),
     /// A `[int]` property applied to the choice's parameters.
     Property {
+        /// The property.
         property: u16,
+        /// The parameters it is applied to.
         args: &'static [Var],
     },
 }
 
+/// How the two orientations of a choice over two parameters of one set
+/// relate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Symmetry {
+    /// Not related: `c(a, b)` and `c(b, a)` are two instances.
     None,
+    /// `c(b, a)` takes the value `c(a, b)` takes.
     Symmetric,
     /// `c(b, a)` takes `inverse[v]` when `c(a, b)` takes `v`.
     Antisymmetric {
+        /// Per value, its inverse.
         inverse: &'static [u8],
     },
 }
 
+/// How a counter combines its increments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CounterOp {
+    /// Adds them (starting from 0).
     Sum,
+    /// Multiplies them (starting from 1).
     Mul,
 }
 
+/// A counter: for every binding of its quantified variables whose
+/// condition holds, its increment is added or multiplied in.
 #[derive(Debug)]
 pub struct CounterDef {
+    /// How increments combine.
     pub op: CounterOp,
+    /// Declared `half`: only its upper bound matters to the space (the
+    /// engine keeps both bounds all the same).
     pub half: bool,
     /// The counter's parameters, then its quantified variables.
     pub vars: &'static [VarDef],
+    /// What one binding adds or multiplies in.
     pub increment: Term,
     /// A conjunction.
     pub condition: &'static [Literal],
@@ -118,28 +167,47 @@ pub struct CounterDef {
 /// A choice applied to variables of the enclosing scope.
 #[derive(Debug)]
 pub struct InstanceRef {
+    /// The choice.
     pub choice: u16,
+    /// The variables bound to its parameters, in order.
     pub args: &'static [Var],
 }
 
+/// An integer operand of a comparison or a counter.
 #[derive(Debug)]
 pub enum Term {
+    /// A literal integer.
     Const(i64),
-    Property { property: u16, args: &'static [Var] },
+    /// An `int` property applied to variables.
+    Property {
+        /// The property.
+        property: u16,
+        /// The variables it is applied to.
+        args: &'static [Var],
+    },
+    /// An integer choice or a counter applied to variables.
     Choice(InstanceRef),
 }
 
+/// A comparison of two integers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompareOp {
+    /// `==`.
     Eq,
+    /// `!=`.
     Ne,
+    /// `<`.
     Lt,
+    /// `<=`.
     Le,
+    /// `>`.
     Gt,
+    /// `>=`.
     Ge,
 }
 
 impl CompareOp {
+    /// Whether `lhs op rhs` holds.
     pub fn eval(self, lhs: i64, rhs: i64) -> bool {
         match self {
             CompareOp::Eq => lhs == rhs,
@@ -151,6 +219,7 @@ impl CompareOp {
         }
     }
 
+    /// The operator as the space writes it.
     pub fn symbol(self) -> &'static str {
         match self {
             CompareOp::Eq => "==",
@@ -163,27 +232,43 @@ impl CompareOp {
     }
 }
 
+/// A test on the variables of a scope: a constraint is a disjunction of
+/// literals, a counter's or a trigger's condition a conjunction.
 #[derive(Debug)]
 pub enum Literal {
     /// The enum instance takes a value of the mask.
     Is {
+        /// The instance.
         instance: InstanceRef,
+        /// The values, bit `i` for value `i` (`is not` is complemented
+        /// already).
         values: u64,
     },
     /// Two instances of one enum choice take the same (or different) values.
     Same {
+        /// One instance.
         lhs: InstanceRef,
+        /// The other, of the same choice.
         rhs: InstanceRef,
+        /// The same value when true, different values when false.
         equal: bool,
     },
+    /// An integer comparison.
     Compare {
+        /// The left operand.
         lhs: Term,
+        /// The operator.
         op: CompareOp,
+        /// The right operand.
         rhs: Term,
     },
+    /// A `bool` property applied to variables, known before any decision.
     Property {
+        /// The property.
         property: u16,
+        /// The variables it is applied to.
         args: &'static [Var],
+        /// The literal holds where the property is false.
         negated: bool,
     },
 }
@@ -191,57 +276,85 @@ pub enum Literal {
 /// `forall vars: literals[0] || literals[1] || ...`.
 #[derive(Debug)]
 pub struct ConstraintDef {
+    /// The quantified variables.
     pub vars: &'static [VarDef],
+    /// The disjunction.
     pub literals: &'static [Literal],
     /// `file:line` of the constraint in the space, and what it is.
     pub origin: &'static str,
+    /// What the constraint says, on one line, for messages about it.
     pub description: &'static str,
 }
 
+/// What a trigger does for each binding whose condition is certain.
 #[derive(Debug)]
 pub enum TriggerAction {
+    /// Calls a host callback, which may add objects to sets.
     Callback {
+        /// The callback.
         callback: u16,
+        /// The trigger's variables passed to it.
         args: &'static [Var],
     },
     /// Membership of a quotient set, kept by the engine itself.
     AddToQuotient {
+        /// The quotient set.
         set: u16,
+        /// The variables its parameters are bound to.
         set_args: &'static [Var],
+        /// The variable whose object joins it.
         object: Var,
     },
 }
 
+/// `forall vars: when condition, action`.
 #[derive(Debug)]
 pub struct TriggerDef {
+    /// The quantified variables.
     pub vars: &'static [VarDef],
+    /// A conjunction that must be certain for the action to run.
     pub condition: &'static [Literal],
+    /// What runs.
     pub action: TriggerAction,
+    /// `file:line` of the trigger in the space.
     pub origin: &'static str,
 }
 
+/// A host callback that triggers call.
 #[derive(Debug)]
 pub struct CallbackDef {
+    /// The callback's name in the space.
     pub name: &'static str,
+    /// The sets of its parameters.
     pub params: &'static [u16],
 }
 
 /// A literal of a constraint that reads a choice.
 #[derive(Clone, Copy, Debug)]
 pub struct ClauseRef {
+    /// The constraint.
     pub constraint: u16,
+    /// The literal's index in the constraint.
     pub literal: u8,
 }
 
 /// A whole space.
 #[derive(Debug)]
 pub struct Model {
+    /// The space's name.
     pub name: &'static str,
+    /// Its sets, in declaration order.
     pub sets: &'static [SetDef],
+    /// Its host properties.
     pub properties: &'static [PropertyDef],
+    /// Its choices (counters included).
     pub choices: &'static [ChoiceDef],
+    /// Its constraints: `require`s, values' `requires`, and the
+    /// constraints that maintain quotient sets.
     pub constraints: &'static [ConstraintDef],
+    /// Its triggers.
     pub triggers: &'static [TriggerDef],
+    /// The host callbacks its triggers call.
     pub callbacks: &'static [CallbackDef],
     /// Per choice, the constraint literals that read it.
     pub clauses_by_choice: &'static [&'static [ClauseRef]],
@@ -263,6 +376,7 @@ impl Model {
         set
     }
 
+    /// Whether `sub` is `sup` or one of its subsets, transitively.
     pub fn is_subset(&self, mut sub: u16, sup: u16) -> bool {
         for _ in 0..=self.sets.len() {
             if sub == sup {
@@ -276,6 +390,7 @@ impl Model {
         false
     }
 
+    /// The choice named `name`.
     pub fn choice_index(&self, name: &str) -> Option<u16> {
         self.choices
             .iter()

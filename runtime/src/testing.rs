@@ -15,6 +15,8 @@ pub struct RandomBackbone {
 }
 
 impl RandomBackbone {
+    /// A backbone of `model` drawn from `seed`, `size` objects per root
+    /// set.
     pub fn new(model: &'static Model, seed: u64, size: u32) -> Self {
         RandomBackbone { model, seed, size }
     }

@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use super::{Bound, Evaluator, Harness, SearchConfig, SearchResult, StopReason};
+use super::harness::{Bound, Evaluator, Harness, SearchConfig, SearchResult, StopReason};
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;

@@ -74,6 +74,7 @@ pub struct Header {
     pub space: String,
     /// The search algorithm (`"mcts"`, `"random"`, ...).
     pub search: String,
+    /// The search's seed.
     pub seed: u64,
     /// The search's other settings, free-form.
     #[serde(default)]
@@ -203,6 +204,7 @@ impl Journal {
         self.file.sync_data()
     }
 
+    /// The journal's file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -277,11 +279,19 @@ pub fn read_journal(path: impl AsRef<Path>) -> Result<(Header, Vec<Evaluation>),
 #[derive(Debug)]
 pub enum JournalError {
     /// The file could not be read or written.
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The journal's file.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
     /// A line (1-based) is not what a journal holds there.
     Line {
+        /// The journal's file.
         path: PathBuf,
+        /// The line's number.
         line: usize,
+        /// What is wrong with it.
         message: String,
     },
 }
@@ -435,6 +445,7 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// A replay of `evaluations`, in journal order.
     pub fn new(evaluations: Vec<Evaluation>) -> Replay {
         let mut by_path: HashMap<Vec<Action>, (Vec<usize>, usize)> = HashMap::new();
         for (position, evaluation) in evaluations.iter().enumerate() {
@@ -481,6 +492,7 @@ impl Replay {
         self.evaluations.len()
     }
 
+    /// Whether there are no records at all.
     pub fn is_empty(&self) -> bool {
         self.evaluations.is_empty()
     }
@@ -503,9 +515,12 @@ impl Replay {
 /// What a list of evaluations amounts to.
 #[derive(Clone, Debug, PartialEq, Default, Serialize)]
 pub struct Summary {
+    /// Evaluations in all.
     pub evaluations: usize,
     /// Measured evaluations (`Status::Ok` with a value).
     pub ok: usize,
+    /// Evaluations that measured nothing (failed, or `Ok` without a
+    /// value).
     pub failed: usize,
     /// Leaves that gave a wrong result: a legality bug in the space.
     pub wrong: usize,

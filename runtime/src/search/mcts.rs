@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use rand::Rng;
 
 use super::baselines::{descend, Pick};
+use super::harness::{Bound, Harness, SearchResult, StopReason};
 use super::polish::{neighbour, Seen};
-use super::{Bound, Harness, SearchResult, Status, StopReason};
+use super::record::Status;
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -21,23 +22,36 @@ use crate::candidate::Candidate;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TreePolicy {
     /// Upper confidence bound on the mean reward.
-    Uct { exploration: f64 },
+    Uct {
+        /// The weight of the exploration term.
+        exploration: f64,
+    },
     /// Threshold ascent: counts, per child, the values among the `top`
     /// best seen below the node, with confidence `delta`.
-    Tag { top: usize, delta: f64 },
+    Tag {
+        /// How many of the best values seen below a node count.
+        top: usize,
+        /// The confidence parameter of the bound.
+        delta: f64,
+    },
 }
 
 /// How to complete a candidate to a leaf below the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RolloutPolicy {
+    /// Every child equally likely.
     Uniform,
     /// `p(child)` proportional to `max(best - bound(child), 0)`.
     BoundWeighted,
 }
 
+/// The settings of [`mcts`](crate::search::mcts()) beside those every
+/// search takes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsConfig {
+    /// How to pick a child among visited ones.
     pub tree: TreePolicy,
+    /// How to complete a candidate to a leaf below the tree.
     pub rollout: RolloutPolicy,
     /// Values a reward is compared with: a value better than the mean of
     /// the last `moving_average` values is a win (reward 1), else a loss.
@@ -61,6 +75,7 @@ pub struct MctsConfig {
     /// share of the budget, so that resuming with a larger budget replays
     /// the interrupted search.
     pub local_steps: usize,
+    /// See `local_steps`.
     pub local_period: usize,
 }
 

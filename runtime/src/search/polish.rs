@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use rand::Rng;
 
 use super::baselines::{descend, Pick};
-use super::Harness;
+use super::harness::Harness;
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -116,7 +116,7 @@ fn apply<B: Backbone>(candidate: &mut Candidate<B>, action: &Action) -> bool {
 mod tests {
     use super::*;
     use crate::model::*;
-    use crate::search::{Budget, Outcome, SearchConfig};
+    use crate::search::harness::{Budget, Outcome, SearchConfig};
     use crate::testing::RandomBackbone;
 
     /// `x(s)` in {A, B, C} for every `s`, unconstrained: a neighbour's

@@ -24,6 +24,7 @@ pub struct Evaluation {
     /// The decisions from the search's start candidate to the leaf, in the
     /// order they were taken (single-value actions).
     pub path: Vec<Action>,
+    /// How the evaluation ended.
     pub status: Status,
     /// The cost, for `Status::Ok` (lower is better).
     pub value: Option<f64>,

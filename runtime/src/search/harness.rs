@@ -1,0 +1,296 @@
+//! The harness every search runs through (see the module documentation
+//! of `search`): the evaluator, the budget and why the search stopped,
+//! the best leaf so far, the journal of evaluations and the replay of a
+//! previous journal, with what a search is configured by and returns.
+//! Reads candidates, journals and evaluation records.
+
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+
+use super::journal::{Journal, Replay};
+use super::record::{Evaluation, Status};
+use crate::action::Action;
+use crate::backbone::Backbone;
+use crate::candidate::Candidate;
+
+/// What evaluating a leaf gave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// How the evaluation ended.
+    pub status: Status,
+    /// The cost for `Status::Ok`: lower is better.
+    pub value: Option<f64>,
+    /// Every raw measurement behind `value`, if the evaluator took several.
+    pub measurements: Vec<f64>,
+    /// A short account of a failure.
+    pub message: Option<String>,
+}
+
+impl Outcome {
+    /// Measured at `value`.
+    pub fn ok(value: f64) -> Outcome {
+        Outcome {
+            status: Status::Ok,
+            value: Some(value),
+            measurements: Vec::new(),
+            message: None,
+        }
+    }
+
+    /// The leaf could not be evaluated, for the reason `message`.
+    pub fn failed(message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Failed,
+            value: None,
+            measurements: Vec::new(),
+            message: Some(message.into()),
+        }
+    }
+
+    /// The leaf computed a wrong result: the space let an illegal
+    /// candidate through.
+    pub fn wrong(message: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Wrong,
+            value: None,
+            measurements: Vec::new(),
+            message: Some(message.into()),
+        }
+    }
+}
+
+/// Evaluates leaves. Closures `FnMut(&Candidate<B>) -> Outcome` are
+/// evaluators.
+pub trait Evaluator<B: Backbone> {
+    /// Evaluates a fully decided candidate.
+    fn evaluate(&mut self, leaf: &Candidate<B>) -> Outcome;
+}
+
+impl<B: Backbone, F: FnMut(&Candidate<B>) -> Outcome> Evaluator<B> for F {
+    fn evaluate(&mut self, leaf: &Candidate<B>) -> Outcome {
+        self(leaf)
+    }
+}
+
+/// A lower bound on the value of every leaf below a candidate. It must be
+/// a true lower bound: searches prune on it.
+pub trait Bound<B: Backbone> {
+    /// The bound for the leaves below `candidate`.
+    fn bound(&self, candidate: &Candidate<B>) -> f64;
+}
+
+/// The bound that knows nothing.
+pub struct NoBound;
+
+impl<B: Backbone> Bound<B> for NoBound {
+    fn bound(&self, _: &Candidate<B>) -> f64 {
+        f64::NEG_INFINITY
+    }
+}
+
+/// When a search stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Stop after this many evaluations (replayed ones included).
+    pub evaluations: Option<usize>,
+    /// Stop once this much time has passed since the search started.
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    /// A budget of `count` evaluations and no time limit.
+    pub fn evaluations(count: usize) -> Budget {
+        Budget {
+            evaluations: Some(count),
+            time: None,
+        }
+    }
+}
+
+/// Why a search stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The budget's evaluations were spent.
+    EvaluationBudget,
+    /// The budget's time ran out.
+    TimeBudget,
+    /// Every leaf was evaluated (or pruned).
+    Exhausted,
+    /// The search kept revisiting leaves it had already evaluated.
+    NoNewLeaf,
+    /// The journal could not be written.
+    JournalError,
+}
+
+/// Settings every search takes.
+#[derive(Clone, Debug, Default)]
+pub struct SearchConfig {
+    /// Seeds the one generator behind every random choice.
+    pub seed: u64,
+    /// When to stop.
+    pub budget: Budget,
+    /// Choices in the order to branch on them (the rest follow in
+    /// declaration order).
+    pub priority: Vec<u16>,
+}
+
+/// The outcome of a search.
+pub struct SearchResult<B: Backbone> {
+    /// The best leaf, its value and its decisions.
+    pub best: Option<(Candidate<B>, f64, Vec<Action>)>,
+    /// Every evaluation, in order.
+    pub evaluations: Vec<Evaluation>,
+    /// Why the search stopped.
+    pub stop: StopReason,
+    /// Decisions that propagation answered with a dead end.
+    pub dead_ends: usize,
+    /// Evaluations taken from a previous journal instead of run.
+    pub replayed: usize,
+}
+
+impl<B: Backbone> SearchResult<B> {
+    /// The best leaf's value, if a leaf was measured.
+    pub fn best_value(&self) -> Option<f64> {
+        self.best.as_ref().map(|(_, v, _)| *v)
+    }
+}
+
+/// What every search shares; see the module documentation.
+pub struct Harness<'e, B: Backbone> {
+    evaluator: &'e mut dyn Evaluator<B>,
+    budget: Budget,
+    started: Instant,
+    pub(crate) rng: StdRng,
+    pub(crate) priority: Vec<u16>,
+    evaluations: Vec<Evaluation>,
+    pub(super) best: Option<(Candidate<B>, f64, Vec<Action>)>,
+    journal: Option<&'e mut Journal>,
+    replay: Option<Replay>,
+    replayed: usize,
+    pub(crate) dead_ends: usize,
+    stop: Option<StopReason>,
+}
+
+impl<'e, B: Backbone> Harness<'e, B> {
+    /// A harness for a search evaluating leaves with `evaluator`.
+    pub fn new(evaluator: &'e mut dyn Evaluator<B>, config: &SearchConfig) -> Self {
+        Harness {
+            evaluator,
+            budget: config.budget,
+            started: Instant::now(),
+            rng: StdRng::seed_from_u64(config.seed),
+            priority: config.priority.clone(),
+            evaluations: Vec::new(),
+            best: None,
+            journal: None,
+            replay: None,
+            replayed: 0,
+            dead_ends: 0,
+            stop: None,
+        }
+    }
+
+    /// Appends every new evaluation to `journal`.
+    pub fn with_journal(mut self, journal: &'e mut Journal) -> Self {
+        self.journal = Some(journal);
+        self
+    }
+
+    /// Takes the evaluations of leaves recorded in `replay` instead of
+    /// running them (to resume an interrupted search).
+    pub fn with_replay(mut self, replay: Replay) -> Self {
+        self.replay = Some(replay);
+        self
+    }
+
+    /// Why the search must stop now, if it must.
+    pub fn should_stop(&mut self) -> Option<StopReason> {
+        if self.stop.is_none() {
+            if self
+                .budget
+                .evaluations
+                .is_some_and(|n| self.evaluations.len() >= n)
+            {
+                self.stop = Some(StopReason::EvaluationBudget);
+            } else if self
+                .budget
+                .time
+                .is_some_and(|t| self.started.elapsed() >= t)
+            {
+                self.stop = Some(StopReason::TimeBudget);
+            }
+        }
+        self.stop
+    }
+
+    /// Records that the search ran out of leaves.
+    pub fn stop_with(&mut self, reason: StopReason) {
+        self.stop.get_or_insert(reason);
+    }
+
+    /// The best value measured so far.
+    pub fn best_value(&self) -> Option<f64> {
+        self.best.as_ref().map(|(_, v, _)| *v)
+    }
+
+    /// The evaluations so far, in order.
+    pub fn evaluations(&self) -> &[Evaluation] {
+        &self.evaluations
+    }
+
+    /// Evaluates a leaf reached by `path` (or takes its recorded result),
+    /// journals it, and returns it.
+    pub fn evaluate(&mut self, leaf: &Candidate<B>, path: &[Action]) -> Evaluation {
+        let index = self.evaluations.len();
+        let recorded = self.replay.as_mut().and_then(|r| r.lookup(path).cloned());
+        let evaluation = match recorded {
+            Some(mut evaluation) => {
+                self.replayed += 1;
+                evaluation.index = index;
+                evaluation
+            }
+            None => {
+                let outcome = self.evaluator.evaluate(leaf);
+                let evaluation = Evaluation {
+                    index,
+                    path: path.to_vec(),
+                    status: outcome.status,
+                    value: outcome.value.filter(|_| outcome.status == Status::Ok),
+                    measurements: outcome.measurements,
+                    message: outcome.message,
+                    elapsed: self.started.elapsed().as_secs_f64(),
+                };
+                if let Some(journal) = self.journal.as_mut() {
+                    if journal.append(&evaluation).is_err() {
+                        self.stop = Some(StopReason::JournalError);
+                    }
+                }
+                evaluation
+            }
+        };
+        if let Some(value) = evaluation.value {
+            if self.best_value().is_none_or(|best| value < best) {
+                self.best = Some((leaf.clone(), value, path.to_vec()));
+            }
+        }
+        self.evaluations.push(evaluation.clone());
+        evaluation
+    }
+
+    /// The search's result; a search that stopped for no other reason
+    /// ran out of leaves.
+    pub fn finish(mut self) -> SearchResult<B> {
+        let stop = self.should_stop().unwrap_or(StopReason::Exhausted);
+        SearchResult {
+            best: self.best,
+            evaluations: self.evaluations,
+            stop,
+            dead_ends: self.dead_ends,
+            replayed: self.replayed,
+        }
+    }
+}

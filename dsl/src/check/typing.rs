@@ -146,15 +146,7 @@ impl Checker<'_> {
                 let callable = self.typed_call(call, scope)?;
                 let Callable::Choice(choice) = callable else {
                     let what = self.describe_callable(callable);
-                    let mut diagnostic = Diagnostic::error(
-                        "is-type",
-                        format!(
-                            "`is` tests the value of an enum choice, but `{}` is {what}",
-                            call.name.name
-                        ),
-                        call.span,
-                        what,
-                    );
+                    let mut diagnostic = is_on_non_enum(call, what);
                     if let Callable::Property(p) = callable {
                         if self.space.properties[p.index()].ty == PropertyType::Bool {
                             diagnostic = diagnostic.with_note(format!(
@@ -168,22 +160,11 @@ impl Checker<'_> {
                 };
                 let ChoiceKind::Enum(domain) = &self.space.choices[choice.index()].kind else {
                     let what = self.describe_callable(callable);
-                    self.error(
-                        Diagnostic::error(
-                            "is-type",
-                            format!(
-                                "`is` tests the value of an enum choice, but `{}` is {what}",
-                                call.name.name
-                            ),
-                            call.span,
-                            what,
-                        )
-                        .with_note(format!(
-                            "compare it instead, e.g. `{} == 4` or `{} <= 1`",
-                            self.snippet(call.span),
-                            self.snippet(call.span)
-                        )),
-                    );
+                    self.error(is_on_non_enum(call, what).with_note(format!(
+                        "compare it instead, e.g. `{} == 4` or `{} <= 1`",
+                        self.snippet(call.span),
+                        self.snippet(call.span)
+                    )));
                     return None;
                 };
                 let domain = domain.clone();
@@ -362,4 +343,18 @@ impl Checker<'_> {
             Operand::Call(call) => self.typed_operand(call, scope),
         }
     }
+}
+
+/// The error for an `is` test on `call`, which is `what` and not an enum
+/// choice.
+fn is_on_non_enum(call: &ast::Call, what: &'static str) -> Diagnostic {
+    Diagnostic::error(
+        "is-type",
+        format!(
+            "`is` tests the value of an enum choice, but `{}` is {what}",
+            call.name.name
+        ),
+        call.span,
+        what,
+    )
 }

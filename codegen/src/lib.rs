@@ -28,6 +28,9 @@
 //!
 //! [`commute_runtime::Model`]: https://docs.rs/commute-runtime
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 mod generate;
 mod names;
 mod text;
@@ -43,9 +46,13 @@ pub enum Error {
     /// The space has errors: the rendered diagnostics, each with its
     /// `file:line:column` and the source underlined.
     Diagnostics(String),
-    /// A file could not be read or written.
+    /// The generated file could not be written. (A space that cannot be
+    /// read is reported as a diagnostic instead.)
     Io {
+        /// The file or folder that failed, or `$OUT_DIR` when that
+        /// variable is not set.
         path: PathBuf,
+        /// What the operating system said.
         error: std::io::Error,
     },
     /// The space is valid, but uses something the generator or the

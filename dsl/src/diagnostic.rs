@@ -5,16 +5,22 @@ use codespan_reporting::term::{self, termcolor};
 
 use crate::source::{SourceMap, Span};
 
+/// How bad a diagnostic is: an error rejects the space, a warning does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
+    /// The space is wrong: no checked form is produced.
     Error,
+    /// Probably a mistake, such as an unused quantifier; the space is still
+    /// checked and generated.
     Warning,
 }
 
 /// A span with a message under it.
 #[derive(Clone, Debug)]
 pub struct Label {
+    /// The source range underlined.
     pub span: Span,
+    /// Text printed next to the underline.
     pub message: String,
     /// The primary label is the place of the mistake; secondary ones give
     /// context (a previous definition, the declaration of a parameter).
@@ -24,16 +30,21 @@ pub struct Label {
 /// One problem in a space.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
     /// A short stable name of the error class, such as `unknown-set`.
     pub code: &'static str,
+    /// One line saying what is wrong, naming the names involved.
     pub message: String,
+    /// Places in the source: the primary one first, then context; empty for
+    /// a problem of no place, like an unreadable root file.
     pub labels: Vec<Label>,
     /// Explanations and hints shown under the source excerpt.
     pub notes: Vec<String>,
 }
 
 impl Diagnostic {
+    /// An error at `span`, with `label` under it as the primary label.
     pub fn error(
         code: &'static str,
         message: impl Into<String>,
@@ -53,6 +64,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning at `span`, with `label` under it as the primary label.
     pub fn warning(
         code: &'static str,
         message: impl Into<String>,
@@ -86,11 +98,13 @@ impl Diagnostic {
         self
     }
 
+    /// Adds a note under the source excerpt: an explanation or a fix.
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
     }
 
+    /// Whether it rejects the space.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

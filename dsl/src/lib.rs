@@ -26,6 +26,9 @@
 //! type error), each with its file, span and hints; nothing here panics or
 //! exits on bad input.
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod ast;
 mod check;
 pub mod diagnostic;
@@ -53,6 +56,8 @@ pub struct Compilation {
 }
 
 impl Compilation {
+    /// Whether any diagnostic is an error; warnings alone leave the space
+    /// usable.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }

@@ -8,17 +8,27 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::source::{FileId, Span};
 
-#[derive(pest_derive::Parser)]
-#[grammar = "grammar.pest"]
-struct Grammar;
+/// The generated parser, in a module of its own so that its `Rule` enum
+/// stays out of the public API.
+mod grammar {
+    #[derive(pest_derive::Parser)]
+    #[grammar = "grammar.pest"]
+    pub(super) struct Grammar;
+}
+
+use grammar::{Grammar, Rule};
 
 /// What parsing one file produced: the items that parsed, the syntax
 /// errors, and the names of items that did not parse (later checks stay
 /// quiet about those names instead of reporting them as unknown).
 #[derive(Debug, Default)]
 pub struct ParsedFile {
+    /// The items that parsed, in the order written.
     pub items: Vec<Item>,
+    /// Syntax errors (one per item that did not parse) and integers out of
+    /// range.
     pub diagnostics: Vec<Diagnostic>,
+    /// Names of items that did not parse, as far as they could be read.
     pub broken_names: Vec<String>,
     /// An `include` did not parse: names declared there are unknown.
     pub broken_include: bool,
@@ -36,6 +46,9 @@ const ITEM_KEYWORDS: &[&str] = &[
     "include", "set", "property", "choice", "require", "trigger", "quotient",
 ];
 
+/// Parses the text of `file`. A valid file parses in one pass; after a
+/// syntax error, parsing resumes at the next line that starts an item, so
+/// one mistake costs one item, not the rest of the file.
 pub fn parse_file(file: FileId, text: &str) -> ParsedFile {
     let mut parsed = ParsedFile::default();
     // One pass over a valid file; item by item only to recover from errors.

@@ -12,12 +12,16 @@ pub type FileId = usize;
 /// A byte range in one source file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
+    /// The file, in the [`SourceMap`] of the compilation.
     pub file: FileId,
+    /// Byte offset of the first byte.
     pub start: usize,
+    /// Byte offset just past the last byte.
     pub end: usize,
 }
 
 impl Span {
+    /// The bytes `start..end` of `file`.
     pub fn new(file: FileId, start: usize, end: usize) -> Self {
         Span { file, start, end }
     }
@@ -41,11 +45,13 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// Adds a file under the name diagnostics show for it.
     pub fn add(&mut self, name: String, text: String) -> FileId {
         self.count += 1;
         self.files.add(name, text)
     }
 
+    /// The name of `file` as given or included, or `<unknown>`.
     pub fn name(&self, file: FileId) -> &str {
         self.files
             .get(file)
@@ -53,6 +59,7 @@ impl SourceMap {
             .unwrap_or("<unknown>")
     }
 
+    /// The text of `file`, or `""` for an unknown id.
     pub fn text(&self, file: FileId) -> &str {
         self.files
             .get(file)
@@ -67,10 +74,12 @@ impl SourceMap {
         (line + 1, column)
     }
 
+    /// How many files were read.
     pub fn len(&self) -> usize {
         self.count
     }
 
+    /// Whether no file could be read, not even the root one.
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -83,6 +92,8 @@ impl SourceMap {
 /// Where the text of a space's files comes from: the file system for the
 /// command line and build scripts, memory for tests and fuzzing.
 pub trait FileLoader {
+    /// The text of the file at `path`; `NotFound`, `PermissionDenied` and
+    /// `InvalidData` (not UTF-8) errors get their own message in diagnostics.
     fn load(&self, path: &Path) -> io::Result<String>;
 }
 
@@ -98,14 +109,21 @@ impl FileLoader for FsLoader {
 /// Serves files from a map of paths to texts.
 #[derive(Default)]
 pub struct MemoryLoader {
+    /// Texts by path; paths are compared after [`normalize`], so
+    /// `dir/../a.space` finds `a.space`.
     pub files: HashMap<PathBuf, String>,
 }
 
 impl MemoryLoader {
+    /// A loader without files.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds a file under `path`, the path that [`compile_with`] or an
+    /// `include` item names it by.
+    ///
+    /// [`compile_with`]: crate::compile_with
     pub fn with(mut self, path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         self.files.insert(path.into(), text.into());
         self

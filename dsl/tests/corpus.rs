@@ -1,92 +1,92 @@
-//! Data-driven tests: every space under `tests/pass/` and `spaces/paper/`
-//! checks clean; every space under `tests/fail/` fails with the diagnostics
-//! recorded in its snapshot (`tests/snapshots/`, reviewed by reading them).
-
-use std::path::{Path, PathBuf};
+//! Data-driven tests, one per space file: every space under `tests/pass/`,
+//! `spaces/paper/`, `spaces/corpus/` and `spaces/loops/` checks clean; every
+//! space under `tests/fail/` fails with the diagnostics recorded in its
+//! snapshot (`tests/snapshots/fail/`, reviewed by reading them).
+//!
+//! `build.rs` lists the folders and generates the tests into `OUT_DIR`, so
+//! a test is named after its file (`fail::subset_cycle`,
+//! `pass_paper::listing03_order`) and a new file is tested without editing
+//! anything here.
 
 use commute_dsl::compile;
 
-fn spaces_in(dir: &str) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {dir}: {e}"))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "space"))
-        .collect();
-    paths.sort();
-    paths
+include!(concat!(env!("OUT_DIR"), "/corpus_tests.rs"));
+
+/// The space at `path` checks without any diagnostic, warnings included.
+fn checks_clean(path: &str) {
+    let compilation = compile(path);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{path}:\n{}",
+        compilation.render_diagnostics()
+    );
+    assert!(compilation.space.is_some());
 }
 
-#[test]
-fn pass_corpus_checks_without_any_diagnostic() {
-    let files: Vec<PathBuf> = spaces_in("tests/pass")
-        .into_iter()
-        .chain(spaces_in("../spaces/paper"))
-        .chain(spaces_in("../spaces/corpus"))
-        .chain(spaces_in("../spaces/loops"))
-        .collect();
-    assert!(files.len() >= 10, "pass corpus too small: {files:?}");
-    for path in files {
-        let compilation = compile(&path);
-        assert!(
-            compilation.diagnostics.is_empty(),
-            "{}:\n{}",
-            path.display(),
-            compilation.render_diagnostics()
-        );
-        assert!(compilation.space.is_some());
-    }
+/// The space at `path` fails, and its rendered diagnostics match the
+/// snapshot named after the file; its first line says which mistake it
+/// makes, and becomes the snapshot's description.
+fn fails_as_recorded(path: &str) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mistake = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("// mistake:"))
+        .unwrap_or_else(|| panic!("{path}: the first line must say `// mistake: ...`"));
+    let compilation = compile(path);
+    assert!(
+        compilation.has_errors(),
+        "{path} checks clean but should fail"
+    );
+    assert!(compilation.space.is_none());
+    let rendered = compilation.render_diagnostics();
+    assert!(!rendered.contains("internal error"), "{path}:\n{rendered}");
+    let name = std::path::Path::new(path)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("unnamed")
+        .to_string();
+    insta::with_settings!({
+        snapshot_path => "snapshots/fail",
+        prepend_module_to_snapshot => false,
+        description => mistake.trim(),
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, rendered);
+    });
 }
 
+/// The space files of the folder `dir`, as listed by `build.rs`.
+fn files_of(dir: &str) -> &'static [&'static str] {
+    CORPUS_FOLDERS
+        .iter()
+        .find(|(folder, _)| *folder == dir)
+        .map_or(&[], |(_, files)| files)
+}
+
+/// Guards against listing the wrong folders: the corpora are known to be
+/// at least this large.
 #[test]
-fn fail_corpus_matches_snapshots() {
-    let files = spaces_in("tests/fail");
-    assert!(files.len() >= 40, "fail corpus too small: {}", files.len());
-    for path in files {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let mistake = text
-            .lines()
-            .next()
-            .and_then(|l| l.strip_prefix("// mistake:"))
-            .unwrap_or_else(|| {
-                panic!(
-                    "{}: the first line must say `// mistake: ...`",
-                    path.display()
-                )
-            });
-        let compilation = compile(&path);
-        assert!(
-            compilation.has_errors(),
-            "{} checks clean but should fail",
-            path.display()
-        );
-        assert!(compilation.space.is_none());
-        let rendered = compilation.render_diagnostics();
-        assert!(
-            !rendered.contains("internal error"),
-            "{}:\n{rendered}",
-            path.display()
-        );
-        let name = Path::new(&path)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("unnamed")
-            .to_string();
-        insta::with_settings!({
-            snapshot_path => "snapshots/fail",
-            prepend_module_to_snapshot => false,
-            description => mistake.trim(),
-            omit_expression => true,
-        }, {
-            insta::assert_snapshot!(name, rendered);
-        });
-    }
+fn corpora_are_not_nearly_empty() {
+    let pass: usize = [
+        "tests/pass",
+        "../spaces/paper",
+        "../spaces/corpus",
+        "../spaces/loops",
+    ]
+    .iter()
+    .map(|dir| files_of(dir).len())
+    .sum();
+    assert!(pass >= 10, "pass corpus too small: {pass} files");
+    let fail = files_of("tests/fail").len();
+    assert!(fail >= 40, "fail corpus too small: {fail} files");
 }
 
 #[test]
 fn every_error_class_appears_in_the_fail_corpus() {
     let mut codes = std::collections::BTreeSet::new();
-    for path in spaces_in("tests/fail") {
-        for diagnostic in compile(&path).diagnostics {
+    for path in files_of("tests/fail") {
+        for diagnostic in compile(path).diagnostics {
             codes.insert(diagnostic.code);
         }
     }

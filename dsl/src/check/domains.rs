@@ -1,0 +1,255 @@
+//! Choice domains: the values an enum choice or integer choice may take.
+//!
+//! Owns enum values and aliases (duplicates, too many values, empty enums),
+//! the resolution of value and alias names to a [`ValueSet`], and integer
+//! universes (literal lists or `[int]` properties). Reads the choice headers
+//! from [`resolve`](super::resolve); produces each choice's [`EnumDomain`] or
+//! [`Universe`], and dispatches each enum choice's body to the symmetry and
+//! `requires` checks.
+
+use super::{Callable, Checker, Scope, UNRESOLVED};
+use crate::ast::{self, Ident};
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::ir::*;
+use crate::source::Span;
+
+impl Checker<'_> {
+    /// Reads the values and aliases of an enum choice.
+    pub(super) fn enum_domain(
+        &mut self,
+        decl: &ast::ChoiceDecl,
+        body: &ast::EnumBody,
+    ) -> EnumDomain {
+        let mut values: Vec<EnumValue> = Vec::new();
+        let mut spans: Vec<Span> = Vec::new();
+        for value in &body.values {
+            if let Some(i) = values.iter().position(|v| v.name == value.name.name) {
+                self.error(
+                    Diagnostic::error(
+                        "duplicate",
+                        format!(
+                            "value `{}` is defined twice in `{}`",
+                            value.name.name, decl.name.name
+                        ),
+                        value.name.span,
+                        "defined again here",
+                    )
+                    .with_label(spans[i], "first defined here"),
+                );
+                continue;
+            }
+            if values.len() == ValueSet::CAPACITY {
+                self.error(
+                    Diagnostic::error(
+                        "too-many-values",
+                        format!(
+                            "enum choice `{}` has {} values, at most {} are allowed",
+                            decl.name.name,
+                            body.values.len(),
+                            ValueSet::CAPACITY
+                        ),
+                        value.name.span,
+                        "one value too many",
+                    )
+                    .with_note(
+                        "an enum domain is a 64-bit mask: split the choice into several choices",
+                    ),
+                );
+                break;
+            }
+            values.push(EnumValue {
+                name: value.name.name.clone(),
+                doc: value.doc.clone(),
+            });
+            spans.push(value.name.span);
+        }
+        if body.values.is_empty() {
+            self.error(
+                Diagnostic::error(
+                    "empty-enum",
+                    format!("enum choice `{}` has no value", decl.name.name),
+                    decl.header_span,
+                    "declared without values",
+                )
+                .with_note("list its values inside the block: `value NAME`"),
+            );
+        }
+        let mut domain = EnumDomain {
+            values,
+            aliases: Vec::new(),
+        };
+        for alias in &body.aliases {
+            if let Some(i) = domain.values.iter().position(|v| v.name == alias.name.name) {
+                self.error(
+                    Diagnostic::error(
+                        "duplicate",
+                        format!(
+                            "alias `{}` has the name of a value of `{}`",
+                            alias.name.name, decl.name.name
+                        ),
+                        alias.name.span,
+                        "alias declared here",
+                    )
+                    .with_label(spans[i], "value declared here"),
+                );
+                continue;
+            }
+            if domain.aliases.iter().any(|a| a.name == alias.name.name) {
+                self.error(Diagnostic::error(
+                    "duplicate",
+                    format!("alias `{}` is defined twice", alias.name.name),
+                    alias.name.span,
+                    "defined again here",
+                ));
+                continue;
+            }
+            let values = self.value_set(&decl.name.name, &domain, &alias.values, false);
+            domain.aliases.push(Alias {
+                name: alias.name.name.clone(),
+                doc: alias.doc.clone(),
+                values: values.unwrap_or_default(),
+            });
+        }
+        domain
+    }
+
+    /// Resolves value and alias names of an enum domain to a bit set.
+    pub(super) fn value_set(
+        &mut self,
+        choice: &str,
+        domain: &EnumDomain,
+        names: &[Ident],
+        aliases_allowed: bool,
+    ) -> Option<ValueSet> {
+        let mut set = ValueSet::default();
+        let mut ok = true;
+        for name in names {
+            if let Some(i) = domain.values.iter().position(|v| v.name == name.name) {
+                set = set.union(ValueSet::single(i));
+            } else if let Some(alias) = domain
+                .aliases
+                .iter()
+                .find(|a| a.name == name.name)
+                .filter(|_| aliases_allowed)
+            {
+                set = set.union(alias.values);
+            } else {
+                ok = false;
+                let known = domain
+                    .values
+                    .iter()
+                    .map(|v| v.name.as_str())
+                    .chain(domain.aliases.iter().map(|a| a.name.as_str()));
+                let mut diagnostic = Diagnostic::error(
+                    "unknown-value",
+                    format!("`{}` is not a value of `{choice}`", name.name),
+                    name.span,
+                    format!("not a value of `{choice}`"),
+                );
+                if let Some(similar) = did_you_mean(&name.name, known.clone()) {
+                    diagnostic = diagnostic.with_note(format!("did you mean `{similar}`?"));
+                }
+                let list: Vec<&str> = known.collect();
+                diagnostic = diagnostic.with_note(format!("`{choice}` has: {}", list.join(", ")));
+                self.error(diagnostic);
+            }
+        }
+        ok.then_some(set)
+    }
+
+    /// Checks the parts of a choice that may name other choices.
+    pub(super) fn choice_body(&mut self, id: ChoiceId, decl: &ast::ChoiceDecl) {
+        match &decl.kind {
+            ast::ChoiceKind::Enum(body) => {
+                self.symmetry(id, decl, body);
+                for (index, value) in body.values.iter().enumerate() {
+                    for requires in &value.requires {
+                        self.value_requires(id, index, decl, requires);
+                    }
+                }
+            }
+            ast::ChoiceKind::Integer(universe) => {
+                let universe = self.universe(id, decl, universe);
+                self.space.choices[id.index()].kind = ChoiceKind::Integer(universe);
+            }
+            ast::ChoiceKind::Counter(_) => {}
+        }
+    }
+
+    /// The scope of a choice's parameters, for checking its body: the
+    /// parameters count as used, since the choice itself uses them.
+    pub(super) fn choice_scope(&self, id: ChoiceId) -> Scope {
+        let choice = &self.space.choices[id.index()];
+        let n = choice.params.len();
+        Scope {
+            vars: choice.params.clone(),
+            spans: self.choice_param_spans[id.index()].clone(),
+            resolved: choice
+                .params
+                .iter()
+                .map(|p| p.set.set != UNRESOLVED)
+                .collect(),
+            used: vec![true; n],
+        }
+    }
+
+    fn universe(
+        &mut self,
+        id: ChoiceId,
+        decl: &ast::ChoiceDecl,
+        universe: &ast::Universe,
+    ) -> Universe {
+        match universe {
+            ast::Universe::List { values, span } => {
+                if values.is_empty() {
+                    self.error(
+                        Diagnostic::error(
+                            "empty-universe",
+                            format!("integer choice `{}` has an empty universe", decl.name.name),
+                            *span,
+                            "no value to choose from",
+                        )
+                        .with_note("list at least one value, e.g. `[1, 2, 4]`"),
+                    );
+                }
+                let mut seen: Vec<(i64, Span)> = Vec::new();
+                for &(value, span) in values {
+                    if let Some(&(_, first)) = seen.iter().find(|(v, _)| *v == value) {
+                        self.error(
+                            Diagnostic::error(
+                                "duplicate",
+                                format!("value {value} appears twice in the universe"),
+                                span,
+                                "repeated here",
+                            )
+                            .with_label(first, "first here"),
+                        );
+                    } else {
+                        seen.push((value, span));
+                    }
+                }
+                Universe::List(values.iter().map(|(v, _)| *v).collect())
+            }
+            ast::Universe::Property(call) => {
+                let mut scope = self.choice_scope(id);
+                match self.typed_call(call, &mut scope) {
+                    Some(Callable::Property(p))
+                        if self.space.properties[p.index()].ty == PropertyType::IntList =>
+                    {
+                        let args = self.call_args(call, &mut scope).unwrap_or_default();
+                        Universe::Property(PropertyCall { property: p, args })
+                    }
+                    Some(other) => {
+                        let what = self.describe_callable(other);
+                        self.error(
+                            Diagnostic::error("universe-type", format!("the universe of `{}` must be a `[int]` property, `{}` is {what}", decl.name.name, call.name.name), call.span, "not a list of integers")
+                                .with_note("add a property listing the possible values, e.g. `property possible_sizes($x in Set) -> [int]`, or list them: `[1, 2, 4]`"),
+                        );
+                        Universe::List(Vec::new())
+                    }
+                    None => Universe::List(Vec::new()),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! Typing of conditions and operands.
+//!
+//! Owns what may appear where: `is` tests on enum choices, comparisons
+//! between integers or between instances of one enum choice, boolean
+//! properties as conditions, and the `||` or `&&` that joins a list of
+//! conditions in each context. Reads the declared callables and a [`Scope`];
+//! produces [`Literal`]s and typed operands for the passes that hold
+//! conditions (constraints, triggers, counters, quotients).
+
+use super::{Callable, Checker, Scope};
+use crate::ast::{self, ConditionKind, LogicOp, Operand};
+use crate::diagnostic::Diagnostic;
+use crate::ir::*;
+
+/// Where a list of conditions appears: it decides `||` or `&&` and which
+/// kinds of conditions are allowed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Context {
+    Require,
+    Requires,
+    CounterWhen,
+    TriggerWhen,
+    QuotientCondition,
+}
+
+impl Context {
+    fn joiner(self) -> LogicOp {
+        match self {
+            Context::Require | Context::Requires => LogicOp::Or,
+            _ => LogicOp::And,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Context::Require => "`require`",
+            Context::Requires => "`requires`",
+            Context::CounterWhen => "a counter's `when`",
+            Context::TriggerWhen => "a trigger's `when`",
+            Context::QuotientCondition => "a quotient's condition",
+        }
+    }
+}
+
+/// The type of a call or constant used as an operand.
+pub(super) enum Typed {
+    Int(IntTerm),
+    Enum(Instance),
+    Bool(PropertyCall),
+    IntList,
+}
+
+impl Checker<'_> {
+    /// Resolves a call used as a value and gives its type.
+    pub(super) fn typed_operand(&mut self, call: &ast::Call, scope: &mut Scope) -> Option<Typed> {
+        let callable = self.typed_call(call, scope)?;
+        if let Callable::Callback(_) = callable {
+            self.error(Diagnostic::error(
+                "callback-use",
+                format!("`{}` is a trigger callback, not a value", call.name.name),
+                call.span,
+                "callbacks are only called by triggers",
+            ));
+            return None;
+        }
+        let args = self.call_args(call, scope)?;
+        Some(match callable {
+            Callable::Property(p) => match self.space.properties[p.index()].ty {
+                PropertyType::Bool => Typed::Bool(PropertyCall { property: p, args }),
+                PropertyType::Int => {
+                    Typed::Int(IntTerm::Property(PropertyCall { property: p, args }))
+                }
+                PropertyType::IntList => Typed::IntList,
+            },
+            Callable::Choice(c) => {
+                let instance = Instance { choice: c, args };
+                match self.space.choices[c.index()].kind {
+                    ChoiceKind::Enum(_) => Typed::Enum(instance),
+                    _ => Typed::Int(IntTerm::Choice(instance)),
+                }
+            }
+            Callable::Callback(_) => return None,
+        })
+    }
+
+    /// Checks a list of conditions in `context`: the joining operator and
+    /// each condition; `None` if any of them is wrong.
+    pub(super) fn conditions(
+        &mut self,
+        list: &ast::ConditionList,
+        scope: &mut Scope,
+        context: Context,
+    ) -> Option<Vec<Literal>> {
+        let mut ok = true;
+        let joiner = context.joiner();
+        for &(op, span) in &list.ops {
+            if op != joiner {
+                ok = false;
+                let (wanted, found) = if joiner == LogicOp::Or {
+                    ("||", "&&")
+                } else {
+                    ("&&", "||")
+                };
+                let note = match context {
+                    Context::Require | Context::Requires => "a constraint is a disjunction: for \"a implies b\" write `not a || b` (e.g. `dim_kind($d) is not UNROLL || unroll_factor($d) > 1`); for \"a and b\" write one `require` for `a` and one for `b`",
+                    Context::CounterWhen => "to accept several values of one choice, test them at once, e.g. `dim_kind($d) is PARALLEL | VECTOR`; otherwise split the counter in two and add them",
+                    _ => "for `a || b`, write two triggers calling the same callback, or use an alias of values",
+                };
+                self.error(
+                    Diagnostic::error(
+                        "logic-op",
+                        format!(
+                            "{} joins conditions with `{wanted}`, not `{found}`",
+                            context.what()
+                        ),
+                        span,
+                        format!("`{found}` is not allowed here"),
+                    )
+                    .with_note(note),
+                );
+            }
+        }
+        let mut literals = Vec::new();
+        for condition in &list.conditions {
+            match self.literal(condition, scope, context) {
+                Some(literal) => literals.push(literal),
+                None => ok = false,
+            }
+        }
+        ok.then_some(literals)
+    }
+
+    /// Checks one condition and lowers it to a literal.
+    pub(super) fn literal(
+        &mut self,
+        condition: &ast::Condition,
+        scope: &mut Scope,
+        context: Context,
+    ) -> Option<Literal> {
+        match &condition.kind {
+            ConditionKind::Is {
+                call,
+                negated,
+                values,
+            } => {
+                let callable = self.typed_call(call, scope)?;
+                let Callable::Choice(choice) = callable else {
+                    let what = self.describe_callable(callable);
+                    let mut diagnostic = is_on_non_enum(call, what);
+                    if let Callable::Property(p) = callable {
+                        if self.space.properties[p.index()].ty == PropertyType::Bool {
+                            diagnostic = diagnostic.with_note(format!(
+                                "a boolean property is a condition on its own: `{0}` or `!{0}`",
+                                self.snippet(call.span)
+                            ));
+                        }
+                    }
+                    self.error(diagnostic);
+                    return None;
+                };
+                let ChoiceKind::Enum(domain) = &self.space.choices[choice.index()].kind else {
+                    let what = self.describe_callable(callable);
+                    self.error(is_on_non_enum(call, what).with_note(format!(
+                        "compare it instead, e.g. `{} == 4` or `{} <= 1`",
+                        self.snippet(call.span),
+                        self.snippet(call.span)
+                    )));
+                    return None;
+                };
+                let domain = domain.clone();
+                let args = self.call_args(call, scope);
+                let set = self.value_set(&call.name.name, &domain, values, true)?;
+                let values = if *negated {
+                    set.complement(domain.values.len())
+                } else {
+                    set
+                };
+                Some(Literal::Is {
+                    instance: Instance {
+                        choice,
+                        args: args?,
+                    },
+                    values,
+                })
+            }
+            ConditionKind::Compare {
+                lhs,
+                op,
+                op_span,
+                rhs,
+            } => {
+                if matches!(context, Context::CounterWhen | Context::QuotientCondition) {
+                    self.error(
+                        Diagnostic::error("condition-kind", format!("{} takes `is` tests and boolean properties, not comparisons", context.what()), condition.span, "a comparison")
+                            .with_note("test enum choices with `is` and use boolean properties; to bound an integer, write a separate `require`"),
+                    );
+                    return None;
+                }
+                let lhs_typed = self.operand(lhs, scope);
+                let rhs_typed = self.operand(rhs, scope);
+                let (lhs_typed, rhs_typed) = (lhs_typed?, rhs_typed?);
+                let op = *op;
+                match (lhs_typed, rhs_typed) {
+                    (Typed::Int(IntTerm::Const(_)), Typed::Int(IntTerm::Const(_))) => {
+                        self.error(Diagnostic::error(
+                            "constant-comparison",
+                            "this compares two constants",
+                            condition.span,
+                            "always true or always false",
+                        ));
+                        None
+                    }
+                    (Typed::Int(l), Typed::Int(r)) => Some(Literal::Compare { lhs: l, op, rhs: r }),
+                    (Typed::Enum(l), Typed::Enum(r)) => {
+                        if l.choice != r.choice {
+                            let (ln, rn) = (
+                                self.space.choices[l.choice.index()].name.clone(),
+                                self.space.choices[r.choice.index()].name.clone(),
+                            );
+                            self.error(
+                                Diagnostic::error("compare-type", format!("`{ln}` and `{rn}` have different domains and cannot be compared"), condition.span, "different enum choices")
+                                    .with_note("`==` and `!=` compare two instances of the same enum choice"),
+                            );
+                            return None;
+                        }
+                        match op {
+                            CompareOp::Eq => Some(Literal::SameValue {
+                                lhs: l,
+                                rhs: r,
+                                equal: true,
+                            }),
+                            CompareOp::Ne => Some(Literal::SameValue {
+                                lhs: l,
+                                rhs: r,
+                                equal: false,
+                            }),
+                            _ => {
+                                let name = self.space.choices[l.choice.index()].name.clone();
+                                self.error(
+                                    Diagnostic::error("compare-type", format!("enum values have no order: `{name}` cannot be compared with `{}`", op.symbol()), *op_span, "ordering operator on an enum")
+                                        .with_note("use `==` or `!=` between enum choices, or `is` to test values"),
+                                );
+                                None
+                            }
+                        }
+                    }
+                    (l, r) => {
+                        let describe = |t: &Typed, operand: &Operand| -> String {
+                            let name = match operand {
+                                Operand::Call(call) => format!("`{}`", call.name.name),
+                                Operand::Int(v, _) => format!("`{v}`"),
+                            };
+                            let what = match t {
+                                Typed::Int(IntTerm::Const(_)) => "an integer",
+                                Typed::Int(IntTerm::Property(_)) => "an `int` property",
+                                Typed::Int(IntTerm::Choice(inst)) => {
+                                    match self.space.choices[inst.choice.index()].kind {
+                                        ChoiceKind::Counter(_) => "a counter",
+                                        _ => "an integer choice",
+                                    }
+                                }
+                                Typed::Enum(_) => "an enum choice",
+                                Typed::Bool(_) => "a boolean property",
+                                Typed::IntList => "a `[int]` property",
+                            };
+                            format!("{name} is {what}")
+                        };
+                        let message = format!(
+                            "cannot compare: {} and {}",
+                            describe(&l, lhs),
+                            describe(&r, rhs)
+                        );
+                        let note = if matches!(l, Typed::Bool(_)) || matches!(r, Typed::Bool(_)) {
+                            "a boolean property is a condition on its own: `p($x)` or `!p($x)`"
+                        } else if matches!(l, Typed::IntList) || matches!(r, Typed::IntList) {
+                            "a `[int]` property gives the universe of an integer choice; it cannot be compared"
+                        } else {
+                            "test an enum choice with `is VALUE`; compare integers (counters, integer choices, `int` properties, constants) with each other"
+                        };
+                        self.error(
+                            Diagnostic::error(
+                                "compare-type",
+                                message,
+                                condition.span,
+                                "operands of different types",
+                            )
+                            .with_note(note),
+                        );
+                        None
+                    }
+                }
+            }
+            ConditionKind::Bool { call, negated } => {
+                let typed = self.typed_operand(call, scope)?;
+                match typed {
+                    Typed::Bool(call) => Some(Literal::Property {
+                        call,
+                        negated: *negated,
+                    }),
+                    Typed::Enum(_) => {
+                        self.error(
+                            Diagnostic::error(
+                                "condition-type",
+                                format!("`{}` is an enum choice, not a condition", call.name.name),
+                                call.span,
+                                "an enum choice",
+                            )
+                            .with_note(format!(
+                                "test its value: `{} is VALUE`",
+                                self.snippet(call.span)
+                            )),
+                        );
+                        None
+                    }
+                    Typed::Int(_) | Typed::IntList => {
+                        let what = if matches!(typed, Typed::IntList) {
+                            "a list of integers"
+                        } else {
+                            "an integer"
+                        };
+                        self.error(
+                            Diagnostic::error(
+                                "condition-type",
+                                format!("`{}` is {what}, not a condition", call.name.name),
+                                call.span,
+                                what,
+                            )
+                            .with_note(format!(
+                                "compare it, e.g. `{} > 0`",
+                                self.snippet(call.span)
+                            )),
+                        );
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn operand(&mut self, operand: &Operand, scope: &mut Scope) -> Option<Typed> {
+        match operand {
+            Operand::Int(value, _) => Some(Typed::Int(IntTerm::Const(*value))),
+            Operand::Call(call) => self.typed_operand(call, scope),
+        }
+    }
+}
+
+/// The error for an `is` test on `call`, which is `what` and not an enum
+/// choice.
+fn is_on_non_enum(call: &ast::Call, what: &'static str) -> Diagnostic {
+    Diagnostic::error(
+        "is-type",
+        format!(
+            "`is` tests the value of an enum choice, but `{}` is {what}",
+            call.name.name
+        ),
+        call.span,
+        what,
+    )
+}

@@ -3,7 +3,7 @@
 //! a distance per common loop. Distances are exact when the two accesses'
 //! subscripts differ by constants (uniform dependences, the common case in
 //! dense kernels); otherwise their signs come from a system of the two
-//! instances' loop bounds and subscript equalities ([`inequalities`]), so
+//! instances' loop bounds and subscript equalities ([`inequalities`](super::inequalities)), so
 //! triangular bounds (`k < i <= j`) and mirrored accesses (`A[i][j]`
 //! against `A[j][i]` for `j >= i`) are told apart from real dependences.
 //! Each dependence is split by the loop that carries it. The analysis may

@@ -15,13 +15,13 @@ pub enum HarnessErrorKind {
     Reference,
     /// Files of the work directory cannot be written or read.
     Io,
-    /// [`Harness::remeasure`] was given a source that was not evaluated
+    /// [`Harness::remeasure`](super::Harness::remeasure) was given a source that was not evaluated
     /// successfully, or one of its runs failed.
     Remeasure,
 }
 
 /// A failure that stops the tuning: no compiler, or a reference program
-/// that does not build or run. Candidates' failures are [`Measurement`]s.
+/// that does not build or run. Candidates' failures are [`Measurement`](super::Measurement)s.
 #[derive(Clone, Debug)]
 pub struct HarnessError {
     kind: HarnessErrorKind,

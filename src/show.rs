@@ -2,12 +2,11 @@
 //! and the loop space it gives.
 
 use commute_loops::analysis::dependences::dependences;
-use commute_loops::frontend::{Access, Kernel, LoopId};
+use commute_loops::frontend::{read_kernel_file, Access, Kernel, LoopId};
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
-use commute_loops::tune::read_kernel_file;
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
 

@@ -16,4 +16,4 @@ mod reader;
 pub use kernel::{
     Access, Affine, FrontendError, Kernel, Loop, LoopId, Statement, StatementId, Variable,
 };
-pub use reader::read_kernel;
+pub use reader::{read_kernel, read_kernel_file};

@@ -3,12 +3,21 @@
 //! assignments into a [`Kernel`].
 
 use std::ops::Range;
+use std::path::Path;
 
 use tree_sitter::{Node, Parser};
 
 use super::kernel::{
     line_column, Access, Affine, FrontendError, Kernel, Loop, LoopId, Statement, Variable,
 };
+
+/// Reads and parses the C file at `path` (named in errors as given);
+/// errors are for people, reading the file's included.
+pub fn read_kernel_file(path: &Path) -> Result<Kernel, String> {
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())
+}
 
 /// Reads the loop nest of `source` (the text of the file at `path`).
 pub fn read_kernel(path: &str, source: &str) -> Result<Kernel, FrontendError> {

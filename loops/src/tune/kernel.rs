@@ -1,14 +1,14 @@
 //! A kernel loaded for tuning or lowering: the C file read, its host, and
 //! the space's root with the fixed decisions applied.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use commute_runtime::fix::read_fix_file;
 use commute_runtime::Candidate;
 
 use super::options::KernelOptions;
 use crate::fingerprint::fingerprint;
-use crate::frontend::{read_kernel, Kernel};
+use crate::frontend::read_kernel_file;
 use crate::space::host::KernelHost;
 use crate::space::names::{apply_named_fixes, Names};
 use crate::space::Backbone;
@@ -67,11 +67,4 @@ impl LoadedKernel {
     pub fn fingerprint(&self) -> String {
         fingerprint(self.host.kernel().source.as_bytes(), &self.root)
     }
-}
-
-/// Reads and parses the C file at `path` (named in errors as given).
-pub fn read_kernel_file(path: &Path) -> Result<Kernel, String> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())
 }

@@ -23,7 +23,7 @@ use commute_runtime::search::{
 };
 
 pub use evaluator::Best;
-pub use kernel::{read_kernel_file, LoadedKernel, LoopCandidate};
+pub use kernel::{LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
 pub use progress::{SearchStatus, TuneProgress};

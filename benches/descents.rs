@@ -12,13 +12,13 @@
 //! works the same way. Every leaf is hashed, as `commute bench --digest`
 //! does, so that the work cannot be optimized away.
 
+use commute_loops::fnv::Fnv;
+use commute_loops::frontend::read_kernel;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::Backbone as LoopBackbone;
+use commute_loops::space::DECISION_PRIORITY;
 use commute_runtime::descent::{random_descent, Descent};
 use commute_runtime::{Backbone, Candidate};
-use commute_spaces::loops::backbone::KernelHost;
-use commute_spaces::loops::fnv::Fnv;
-use commute_spaces::loops::frontend::read_kernel;
-use commute_spaces::loops::space::Backbone as LoopBackbone;
-use commute_spaces::loops::DECISION_PRIORITY;
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;

@@ -3,12 +3,12 @@
 
 use std::time::{Duration, Instant};
 
+use commute_loops::frontend::read_kernel;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::Backbone as LoopBackbone;
+use commute_loops::space::DECISION_PRIORITY;
 use commute_runtime::descent::random_descent;
 use commute_runtime::{Backbone, Candidate};
-use commute_spaces::loops::backbone::KernelHost;
-use commute_spaces::loops::frontend::read_kernel;
-use commute_spaces::loops::space::Backbone as LoopBackbone;
-use commute_spaces::loops::DECISION_PRIORITY;
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -106,7 +106,7 @@ pub fn run(options: &Options) -> Result<Report, String> {
     )?;
     let host = bundled_kernel("gemm.c")?;
     let loops = engine(
-        "spaces/loops/loops.space",
+        commute_loops::space::SOURCE_FILE,
         "examples/gemm.c".to_string(),
         || Candidate::new(LoopBackbone(host.clone())).map_err(|e| e.to_string()),
         &DECISION_PRIORITY,

@@ -8,13 +8,13 @@
 //! instance and message they report, so a reordering that only makes a
 //! dead end name another constraint shows too.
 
+use commute_loops::fnv::Fnv;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::Backbone as LoopBackbone;
+use commute_loops::space::DECISION_PRIORITY;
 use commute_runtime::descent::{random_descent, random_descent_backtracking, Descent};
 use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Backbone, Candidate};
-use commute_spaces::loops::backbone::KernelHost;
-use commute_spaces::loops::fnv::Fnv;
-use commute_spaces::loops::space::Backbone as LoopBackbone;
-use commute_spaces::loops::DECISION_PRIORITY;
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;

@@ -22,7 +22,6 @@ macro_rules! say_part {
 mod bench;
 mod digest;
 mod estimate;
-mod fingerprint;
 mod report;
 mod search;
 mod show;
@@ -152,11 +151,11 @@ enum Command {
     /// Tune a C kernel: search its loop space, compile, time and check
     /// candidates against the original program, and write the fastest
     /// verified one.
-    Tune(tune::TuneOptions),
+    Tune(commute_loops::tune::TuneOptions),
     /// Write one candidate of a kernel's loop space as C without
     /// searching: the fixed decisions, every other decision as in the
     /// original program where the fixed ones allow it.
-    Lower(tune::LowerOptions),
+    Lower(commute_loops::tune::LowerOptions),
     /// Show what commute reads of a C file's loop nest (between `#pragma
     /// scop` and `#pragma endscop`): loops, bounds, statements, accesses.
     Show {

@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use commute_loops::frontend::read_kernel_file;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::Names;
+use commute_loops::space::Backbone as LoopBackbone;
 use commute_runtime::model::{ChoiceKind, Model, Universe};
 use commute_runtime::search::journal::{read_journal, summarize, Header, Summary};
 use commute_runtime::search::{Evaluation, Status};
 use commute_runtime::{Action, Candidate};
-use commute_spaces::loops::backbone::KernelHost;
-use commute_spaces::loops::frontend::read_kernel;
-use commute_spaces::loops::names::Names;
-use commute_spaces::loops::space::Backbone as LoopBackbone;
 
 /// A journal to compare with: `NAME=JOURNAL`, or `JOURNAL` to take the
 /// name of its search.
@@ -287,8 +287,7 @@ type Describer = Box<dyn Fn(&Action) -> String>;
 /// (`dim_kind(j#2) = VECTOR`, `tile_size(i) = 32`).
 fn kernel_names(space: &str) -> Option<Describer> {
     let path = space.strip_prefix("loops:")?;
-    let source = std::fs::read_to_string(path).ok()?;
-    let kernel = read_kernel(path, &source).ok()?;
+    let kernel = read_kernel_file(Path::new(path)).ok()?;
     let host = KernelHost::new(kernel);
     let names = Names::new(&host);
     let root = Candidate::new(LoopBackbone(host)).ok()?;

@@ -4,7 +4,7 @@
 //! on spaces with a known optimum (0). `commute tune` searches real
 //! kernels with the same machinery.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use commute_runtime::search::{
 use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Backbone, Candidate};
 use commute_spaces::{corpus, paper};
+use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -86,31 +87,45 @@ pub fn run(options: &Options) -> Result<(), String> {
 }
 
 /// The synthetic cost: instances whose value differs from the target's,
-/// with a progress line on standard error.
+/// with a progress line on standard error (on a terminal).
 struct Mismatches<B: Backbone> {
     target: Candidate<B>,
     started: Instant,
-    budget: Option<usize>,
     time_budget: Option<f64>,
     evaluations: usize,
     best: Option<f64>,
-    terminal: bool,
+    /// Hidden unless standard error is a terminal.
+    bar: ProgressBar,
     last_drawn: Instant,
 }
 
 impl<B: Backbone> Mismatches<B> {
+    /// A bar of `budget` evaluations, or a counter without one.
+    fn bar(budget: Option<usize>) -> ProgressBar {
+        let (bar, template) = match budget {
+            Some(budget) => (
+                ProgressBar::new(budget as u64),
+                "{pos}/{len} evaluations, {msg}",
+            ),
+            None => (ProgressBar::no_length(), "{pos} evaluations, {msg}"),
+        };
+        if !std::io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        match ProgressStyle::with_template(template) {
+            Ok(style) => bar.with_style(style),
+            Err(_) => bar,
+        }
+    }
+
     fn draw(&self) {
         let elapsed = self.started.elapsed().as_secs_f64();
-        let budget = self.budget.map_or(String::new(), |b| format!("/{b}"));
         let left = self.time_budget.map_or(String::new(), |t| {
             format!(", {:.0} s left", (t - elapsed).max(0.0))
         });
         let best = self.best.map_or("none".to_string(), |b| b.to_string());
-        eprint!(
-            "\r{} evaluations{budget}, best {best}{left}   ",
-            self.evaluations
-        );
-        let _ = std::io::stderr().flush();
+        self.bar.set_position(self.evaluations as u64);
+        self.bar.set_message(format!("best {best}{left}"));
     }
 }
 
@@ -124,7 +139,7 @@ impl<B: Backbone> Evaluator<B> for Mismatches<B> {
         self.evaluations += 1;
         self.best = Some(self.best.map_or(value, |b: f64| b.min(value)));
         // A progress line on a terminal, redrawn at most ten times a second.
-        if self.terminal && self.last_drawn.elapsed() >= Duration::from_millis(100) {
+        if !self.bar.is_hidden() && self.last_drawn.elapsed() >= Duration::from_millis(100) {
             self.last_drawn = Instant::now();
             self.draw();
         }
@@ -185,17 +200,16 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
             "fixes": fixes,
             "priority": options.priority,
             // Decisions are stored as value bits: resume only the same space.
-            "space": crate::fingerprint::fingerprint(description.as_bytes(), &root),
+            "space": commute_loops::fingerprint::fingerprint(description.as_bytes(), &root),
         }),
     );
     let mut evaluator = Mismatches {
         target,
         started: Instant::now(),
-        budget: options.budget,
         time_budget: options.time_budget,
         evaluations: 0,
         best: None,
-        terminal: std::io::stderr().is_terminal(),
+        bar: Mismatches::<B>::bar(options.budget),
         last_drawn: Instant::now(),
     };
     let (mut journal, replay) = match (&options.journal, options.resume) {
@@ -228,7 +242,6 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
         (None, true) => return Err("--resume needs --journal".into()),
         (None, false) => (None, None),
     };
-    let evaluator_terminal = evaluator.terminal;
     let mut harness = Harness::new(&mut evaluator, &config);
     if let Some(journal) = journal.as_mut() {
         harness = harness.with_journal(journal);
@@ -251,9 +264,8 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
         Strategy::Greedy => run_greedy(&root, harness, &NoBound, true),
         Strategy::Exhaustive => run_exhaustive(&root, harness, &NoBound),
     };
-    if evaluator_terminal {
-        eprintln!();
-    }
+    evaluator.draw();
+    evaluator.bar.finish();
     print(&root, &fixed, &result, options, &description);
     Ok(())
 }

@@ -1,22 +1,20 @@
 //! `commute show KERNEL.c`: what commute reads of a C file's loop nest,
 //! and the loop space it gives.
 
+use commute_loops::analysis::dependences::dependences;
+use commute_loops::frontend::{read_kernel_file, Access, Kernel, LoopId};
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::Names;
+use commute_loops::space::DECISION_PRIORITY;
+use commute_loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
-use commute_spaces::loops::backbone::KernelHost;
-use commute_spaces::loops::dependences::dependences;
-use commute_spaces::loops::frontend::{read_kernel, Access, Kernel, LoopId};
-use commute_spaces::loops::names::Names;
-use commute_spaces::loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
-use commute_spaces::loops::DECISION_PRIORITY;
 
 /// Open decisions listed per choice unless `--all` is given.
 const LISTED_PER_CHOICE: usize = 40;
 
 pub fn run(path: &std::path::Path, all: bool) -> Result<(), String> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    let kernel = read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())?;
+    let kernel = read_kernel_file(path)?;
     print(&kernel);
     print_space(kernel, all)
 }
@@ -31,7 +29,8 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
     let root = Candidate::new(Backbone(host.clone()))
         .map_err(|e| format!("the loop space has no candidate: {e}"))?;
     say!(
-        "loop space (spaces/loops/loops.space): objects {}",
+        "loop space ({}): objects {}",
+        commute_loops::space::SOURCE_FILE,
         names.all().join(", ")
     );
     let priority = DECISION_PRIORITY;

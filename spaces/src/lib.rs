@@ -4,8 +4,12 @@
 //! tables the engine reads), one typed id per root set, the `Host` trait a
 //! kernel's description implements, the `Backbone` adapter, and one module
 //! per choice with its index and value masks.
+//!
+//! The loop-transformation space of C kernels is not here: it lives with
+//! the loop tuner in `commute-loops`.
 
-pub mod loops;
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 /// Spaces from Beaugnon et al., "On the Representation of Partially
 /// Specified Implementations and its Application to the Optimization of

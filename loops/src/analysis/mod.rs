@@ -1,0 +1,8 @@
+//! What the front-end's kernel implies for its transformations: the
+//! dependences between statement instances ([`dependences`]), decided with
+//! small systems of affine inequalities ([`inequalities`]), and which loops
+//! of two statements may become one ([`fusion`]).
+
+pub mod dependences;
+pub mod fusion;
+pub mod inequalities;

@@ -1,0 +1,761 @@
+//! Lowering a loop tree to C: the user's file with the region between
+//! `#pragma scop` and `#pragma endscop` replaced by the transformed nest,
+//! written out as plain loops (tile loops with `min` bounds, unrolled and
+//! jammed bodies) annotated with `#pragma omp parallel for` and
+//! `#pragma omp simd`. The result compiles with gcc and clang alike; every
+//! loop iterator is declared by its own loop, so each thread of a parallel
+//! loop has its own.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use crate::frontend::{Kernel, LoopId, StatementId};
+use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
+use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+
+/// The whole file, its region replaced by the schedule's loop nest.
+/// `comment` lines go into a comment at the top of the region.
+pub fn explicit_code(
+    kernel: &Kernel,
+    schedule: &Schedule,
+    comment: &[String],
+) -> Result<String, ScanError> {
+    let lines = pragma_lines(kernel);
+    let indent = indentation(&kernel.source[lines.0.clone()]);
+    let scan = Scan::new(kernel, schedule)?;
+    let taken = identifiers(kernel);
+    let mut writer = Writer {
+        kernel,
+        scan: &scan,
+        tile_names: tile_names(kernel),
+        path: Vec::new(),
+        helpers: HELPER_DEFINITIONS.map(|(name, _, _)| {
+            let mut unique = format!("commute_{name}");
+            while taken.contains(&unique) {
+                unique.push('_');
+            }
+            (unique, std::cell::Cell::new(false))
+        }),
+        taken,
+        out: String::new(),
+    };
+    writer.line(
+        &indent,
+        "/* commute: transformed region (was `#pragma scop`) */",
+    );
+    for line in comment {
+        writer.line(&indent, &format!("/* {} */", line.replace("*/", "* /")));
+    }
+    let header = std::mem::take(&mut writer.out);
+    writer.nodes(&schedule.roots, &format!("{indent}  "), &[], &Guards::new());
+    let body = std::mem::take(&mut writer.out);
+    // Bounds of interchanged or fused loops take minima, maxima and
+    // rounded quotients: macros keep them readable, defined for the
+    // region only.
+    writer.out = header;
+    let used: Vec<usize> = (0..4).filter(|&h| writer.helpers[h].1.get()).collect();
+    for &h in &used {
+        let (_, parameters, definition) = HELPER_DEFINITIONS[h];
+        let line = format!("#define {}{parameters} {definition}", writer.helpers[h].0);
+        writer.out.push_str(&line);
+        writer.out.push('\n');
+    }
+    writer.line(&indent, "{");
+    writer.out.push_str(&body);
+    writer.line(&indent, "}");
+    for &h in &used {
+        let line = format!("#undef {}", writer.helpers[h].0);
+        writer.out.push_str(&line);
+        writer.out.push('\n');
+    }
+    writer.line(&indent, "/* commute: end of the transformed region */");
+    let mut file = String::with_capacity(kernel.source.len() + writer.out.len());
+    file.push_str(&kernel.source[..lines.0.start]);
+    file.push_str(&writer.out);
+    file.push_str(&kernel.source[lines.1.end..]);
+    Ok(file)
+}
+
+/// The unmodified program with its two region pragmas turned into
+/// comments: compilers that reject unknown pragmas build it as it is.
+pub fn reference_code(kernel: &Kernel) -> String {
+    let (scop, endscop) = pragma_lines(kernel);
+    let mut file = String::with_capacity(kernel.source.len());
+    file.push_str(&kernel.source[..scop.start]);
+    file.push_str(&commented(&kernel.source[scop.clone()]));
+    file.push_str(&kernel.source[scop.end..endscop.start]);
+    file.push_str(&commented(&kernel.source[endscop.clone()]));
+    file.push_str(&kernel.source[endscop.end..]);
+    file
+}
+
+pub(crate) fn commented(line: &str) -> String {
+    let body = line.trim_end_matches(['\n', '\r']);
+    format!("{}/* {} */\n", indentation(body), body.trim())
+}
+
+/// The byte ranges of the `#pragma scop` and `#pragma endscop` lines,
+/// line ends included.
+pub(crate) fn pragma_lines(kernel: &Kernel) -> (Range<usize>, Range<usize>) {
+    let source = &kernel.source;
+    let region = &kernel.region;
+    // The region starts just after the scop line and ends at the start of
+    // the endscop line.
+    let scop_start = source[..region.start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let endscop_end = source[region.end..]
+        .find('\n')
+        .map_or(source.len(), |i| region.end + i + 1);
+    (scop_start..region.start, region.end..endscop_end)
+}
+
+pub(crate) fn indentation(line: &str) -> String {
+    line.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+/// A name per loop for its tile iterator, `<iterator>_t`, made unique
+/// against every identifier of the file.
+fn tile_names(kernel: &Kernel) -> Vec<String> {
+    let mut taken = identifiers(kernel);
+    kernel
+        .loops
+        .iter()
+        .map(|l| {
+            let mut name = format!("{}_t", l.iterator);
+            while taken.contains(&name) {
+                name.push('t');
+            }
+            taken.insert(name.clone());
+            name
+        })
+        .collect()
+}
+
+/// Every identifier-like word of the file.
+fn identifiers(kernel: &Kernel) -> HashSet<String> {
+    kernel
+        .source
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// An unrolled-and-jammed loop around the statements being written: each
+/// is repeated for `iterator = base + 0 .. base + count - 1`.
+#[derive(Clone)]
+struct Jam {
+    /// The jammed loop's variable.
+    variable: String,
+    base: String,
+    count: i64,
+}
+
+/// A loop of the tree being written, around what is written now.
+struct Scope {
+    /// Its variable: unique along the path, so nothing inside shadows it.
+    variable: String,
+    part: Part,
+    members: Vec<(StatementId, LoopId)>,
+}
+
+/// Conditions still to check before statements run, per statement: their
+/// own ranges along merged loops that run over a hull.
+type Guards = std::collections::BTreeMap<StatementId, Vec<String>>;
+
+struct Writer<'a> {
+    kernel: &'a Kernel,
+    scan: &'a Scan<'a>,
+    tile_names: Vec<String>,
+    /// Every identifier of the file: fresh variables avoid them.
+    taken: HashSet<String>,
+    /// The loops around what is written now, outermost first.
+    path: Vec<Scope>,
+    /// The helper macros' names (`min`, `max`, `floord`, `ceild`), unique
+    /// in the file, and which of them the code uses.
+    helpers: [(String, std::cell::Cell<bool>); 4],
+    out: String,
+}
+
+const MIN: usize = 0;
+const MAX: usize = 1;
+const FLOORD: usize = 2;
+const CEILD: usize = 3;
+
+/// The helpers' definitions, by parameter list and body.
+const HELPER_DEFINITIONS: [(&str, &str, &str); 4] = [
+    ("min", "(a, b)", "((a) < (b) ? (a) : (b))"),
+    ("max", "(a, b)", "((a) > (b) ? (a) : (b))"),
+    (
+        "floord",
+        "(n, d)",
+        "((n) >= 0 ? (n) / (d) : -((-(n) + (d) - 1) / (d)))",
+    ),
+    (
+        "ceild",
+        "(n, d)",
+        "((n) >= 0 ? ((n) + (d) - 1) / (d) : -(-(n) / (d)))",
+    ),
+];
+
+impl Writer<'_> {
+    fn line(&mut self, indent: &str, text: &str) {
+        self.out.push_str(indent);
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// A call of one of the helper macros, which is then defined.
+    fn helper(&self, which: usize, a: &str, b: &str) -> String {
+        self.helpers[which].1.set(true);
+        format!("{}({a}, {b})", self.helpers[which].0)
+    }
+
+    /// The smallest (`MIN`) or largest (`MAX`) of some values.
+    fn fold(&self, values: Vec<String>, which: usize) -> String {
+        let mut unique: Vec<String> = Vec::new();
+        for v in values {
+            if !unique.contains(&v) {
+                unique.push(v);
+            }
+        }
+        let mut iter = unique.into_iter();
+        let first = iter.next().unwrap_or_else(|| "0".to_string());
+        iter.fold(first, |acc, x| self.helper(which, &acc, &x))
+    }
+
+    /// The variable that holds statement `s`'s iterator `term` here.
+    fn term(&self, s: StatementId, term: Term) -> String {
+        let (loop_id, part) = match term {
+            Term::Param(p) => return self.kernel.params[p].clone(),
+            Term::Point(l) => (l, Part::Point),
+            Term::Tile(l) => (l, Part::Tile),
+        };
+        self.path
+            .iter()
+            .rev()
+            .find(|scope| scope.part == part && scope.members.contains(&(s, loop_id)))
+            .map(|scope| scope.variable.clone())
+            .unwrap_or_else(|| match part {
+                Part::Point => self.kernel.loops[loop_id.0].iterator.clone(),
+                Part::Tile => self.tile_names[loop_id.0].clone(),
+            })
+    }
+
+    /// `constant + sum(coefficient * term)`, before division, read as
+    /// statement `s`'s.
+    fn numerator(&self, s: StatementId, b: &Bound) -> String {
+        let mut out = String::new();
+        for &(term, coefficient) in &b.terms {
+            let name = self.term(s, term);
+            let magnitude = coefficient.unsigned_abs();
+            let text = if magnitude == 1 {
+                name
+            } else {
+                format!("{magnitude} * {name}")
+            };
+            if out.is_empty() {
+                out = if coefficient < 0 {
+                    format!("-{text}")
+                } else {
+                    text
+                };
+            } else {
+                out.push_str(if coefficient < 0 { " - " } else { " + " });
+                out.push_str(&text);
+            }
+        }
+        if out.is_empty() {
+            return b.constant.to_string();
+        }
+        if b.constant != 0 {
+            out.push_str(if b.constant < 0 { " - " } else { " + " });
+            out.push_str(&b.constant.unsigned_abs().to_string());
+        }
+        out
+    }
+
+    /// A bound, rounded up (`up`) or down; C's `/` truncates, so a
+    /// numerator that may be negative is rounded explicitly.
+    fn bound(&self, s: StatementId, b: &Bound, up: bool) -> String {
+        let n = self.numerator(s, b);
+        match (b.divisor, up) {
+            (1, _) => n,
+            (d, true) => self.helper(CEILD, &n, &d.to_string()),
+            (d, false) => self.helper(FLOORD, &n, &d.to_string()),
+        }
+    }
+
+    /// The largest of a range's lower bounds.
+    fn lower(&self, s: StatementId, range: &Interval) -> String {
+        self.fold(
+            range.lower.iter().map(|b| self.bound(s, b, true)).collect(),
+            MAX,
+        )
+    }
+
+    /// One past the smallest of a range's upper bounds.
+    fn upper_exclusive(&self, s: StatementId, range: &Interval) -> String {
+        self.fold(
+            range
+                .upper
+                .iter()
+                .map(|b| match b.divisor {
+                    1 => self.bound(s, &b.plus(1), false),
+                    _ => format!("{} + 1", self.bound(s, b, false)),
+                })
+                .collect(),
+            MIN,
+        )
+    }
+
+    /// One end of a loop's range (`lower`, or else the upper end,
+    /// exclusive) over its statements, and the conditions of those whose
+    /// own end is narrower. Ends that differ by constants only are
+    /// compared here; others are folded with `min`/`max`, and every
+    /// statement then checks its own.
+    fn hull_side(
+        &self,
+        bounds: &LoopBounds,
+        variable: &str,
+        lower: bool,
+    ) -> (String, Vec<(StatementId, String)>) {
+        let side = |range: &'_ Interval| -> Vec<Bound> {
+            if lower {
+                range.lower.clone()
+            } else {
+                range.upper.clone()
+            }
+        };
+        let texts: Vec<String> = bounds
+            .statements
+            .iter()
+            .map(|(s, _, range)| {
+                if lower {
+                    self.lower(*s, range)
+                } else {
+                    self.upper_exclusive(*s, range)
+                }
+            })
+            .collect();
+        let mut distinct = texts.clone();
+        distinct.sort();
+        distinct.dedup();
+        if distinct.len() <= 1 {
+            return (
+                texts.into_iter().next().unwrap_or_else(|| "0".into()),
+                Vec::new(),
+            );
+        }
+        let condition = |s: StatementId, b: &Bound| {
+            if lower {
+                format!("{variable} >= {}", self.bound(s, b, true))
+            } else {
+                format!("{variable} <= {}", self.bound(s, b, false))
+            }
+        };
+        // Single bounds that differ by a constant: the extreme one is the
+        // hull's, and only the others are checked.
+        let shifted: Option<Vec<(String, i64)>> = bounds
+            .statements
+            .iter()
+            .map(|(s, _, range)| match &side(range)[..] {
+                [b] if b.divisor == 1 => Some((
+                    self.numerator(
+                        *s,
+                        &Bound {
+                            constant: 0,
+                            ..b.clone()
+                        },
+                    ),
+                    b.constant,
+                )),
+                _ => None,
+            })
+            .collect();
+        if let Some(shifted) = shifted.filter(|v| v.iter().all(|(t, _)| *t == v[0].0)) {
+            let extreme = if lower {
+                shifted.iter().map(|x| x.1).min()
+            } else {
+                shifted.iter().map(|x| x.1).max()
+            }
+            .unwrap_or(0);
+            let at = shifted.iter().position(|x| x.1 == extreme).unwrap_or(0);
+            let mut checks = Vec::new();
+            for ((s, _, range), (_, constant)) in bounds.statements.iter().zip(&shifted) {
+                if *constant != extreme {
+                    checks.push((*s, condition(*s, &side(range)[0])));
+                }
+            }
+            return (texts[at].clone(), checks);
+        }
+        let hull = self.fold(texts, if lower { MIN } else { MAX });
+        let checks = bounds
+            .statements
+            .iter()
+            .flat_map(|(s, _, range)| side(range).into_iter().map(move |b| (*s, b)))
+            .map(|(s, b)| (s, condition(s, &b)))
+            .collect();
+        (hull, checks)
+    }
+
+    /// A variable for a loop: the iterator (or tile) name most of its
+    /// statements know it by, unless a loop around it has that name; then
+    /// another of its names, or a fresh one.
+    fn variable(&self, l: &TreeLoop, members: &[(StatementId, LoopId)]) -> String {
+        let name = |x: LoopId| match l.part {
+            Part::Point => self.kernel.loops[x.0].iterator.clone(),
+            Part::Tile => self.tile_names[x.0].clone(),
+        };
+        let mut candidates: Vec<(usize, String)> = Vec::new();
+        for x in std::iter::once(l.loops[0]).chain(members.iter().map(|(_, x)| *x)) {
+            let n = name(x);
+            let count = members.iter().filter(|(_, y)| name(*y) == n).count();
+            if !candidates.iter().any(|(_, c)| *c == n) {
+                candidates.push((count, n));
+            }
+        }
+        // Most statements first; among equals, the first loop's name.
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let used = |n: &str| self.path.iter().any(|scope| scope.variable == n);
+        if let Some((_, n)) = candidates.iter().find(|(_, n)| !used(n)) {
+            return n.clone();
+        }
+        let base = &candidates[0].1;
+        (2..)
+            .map(|k| format!("{base}_{k}"))
+            .find(|n| !used(n) && !self.taken.contains(n))
+            .unwrap_or_else(|| base.clone())
+    }
+
+    fn nodes(&mut self, nodes: &[Node], indent: &str, jams: &[Jam], guards: &Guards) {
+        for node in nodes {
+            // A condition every statement below shares is checked once,
+            // here; the others go on down to the statements.
+            let below = statements_of(node);
+            let shared = below
+                .first()
+                .and_then(|s| guards.get(s))
+                .filter(|g| !g.is_empty() && below.iter().all(|s| guards.get(s) == Some(g)))
+                .cloned();
+            let (indent, rest): (String, Guards) = match &shared {
+                Some(conditions) => {
+                    self.line(indent, &format!("if ({}) {{", conditions.join(" && ")));
+                    let rest = guards
+                        .iter()
+                        .filter(|(s, _)| !below.contains(s))
+                        .map(|(s, g)| (*s, g.clone()))
+                        .collect();
+                    (format!("{indent}  "), rest)
+                }
+                None => (indent.to_string(), guards.clone()),
+            };
+            match node {
+                Node::Statement(s) => self.statement(*s, &indent, jams, &rest),
+                Node::Loop(l) => self.tree_loop(l, &indent, jams, &rest),
+            }
+            if shared.is_some() {
+                self.line(&indent[2..], "}");
+            }
+        }
+    }
+
+    /// A statement: within the jammed iterations around it (one copy
+    /// each), its guards, and its iterators bound to the loops' variables
+    /// where their names differ.
+    fn statement(&mut self, s: StatementId, indent: &str, jams: &[Jam], guards: &Guards) {
+        let text = self.kernel.source[self.kernel.statements[s.0].span.clone()]
+            .trim()
+            .to_string();
+        let renames: Vec<(String, String)> = self.kernel.statements[s.0]
+            .loops
+            .iter()
+            .map(|&l| {
+                (
+                    self.kernel.loops[l.0].iterator.clone(),
+                    self.term(s, Term::Point(l)),
+                )
+            })
+            .filter(|(name, variable)| name != variable)
+            .collect();
+        let mut body = String::new();
+        if !renames.is_empty() {
+            // Through temporaries when one name is another's variable.
+            let crossed = renames
+                .iter()
+                .any(|(name, _)| renames.iter().any(|(_, v)| v == name));
+            if crossed {
+                let temporaries: Vec<String> = (0..renames.len())
+                    .map(|k| format!("commute_v{k}"))
+                    .collect();
+                for ((_, v), t) in renames.iter().zip(&temporaries) {
+                    body.push_str(&format!("const int {t} = {v}; "));
+                }
+                for ((name, _), t) in renames.iter().zip(&temporaries) {
+                    body.push_str(&format!("const int {name} = {t}; "));
+                }
+            } else {
+                for (name, v) in &renames {
+                    body.push_str(&format!("const int {name} = {v}; "));
+                }
+            }
+        }
+        body.push_str(&text);
+        if !renames.is_empty() {
+            body = format!("{{ {body} }}");
+        }
+        if let Some(conditions) = guards.get(&s).filter(|g| !g.is_empty()) {
+            body = format!("if ({}) {body}", conditions.join(" && "));
+        }
+        if jams.is_empty() {
+            self.line(indent, &body);
+            return;
+        }
+        // One copy per combination of the jammed iterations, innermost
+        // jam varying fastest.
+        let total: i64 = jams.iter().map(|j| j.count).product();
+        for index in 0..total {
+            let mut rest = index;
+            let mut bindings = Vec::new();
+            for jam in jams.iter().rev() {
+                let offset = rest % jam.count;
+                rest /= jam.count;
+                bindings.push(format!(
+                    "const int {} = {} + {offset};",
+                    jam.variable, jam.base
+                ));
+            }
+            bindings.reverse();
+            self.line(indent, &format!("{{ {} {body} }}", bindings.join(" ")));
+        }
+    }
+
+    fn tree_loop(&mut self, l: &TreeLoop, indent: &str, jams: &[Jam], guards: &Guards) {
+        let scan = self.scan;
+        let bounds = scan.of(l);
+        let members = l.members(self.kernel);
+        let variable = self.variable(l, &members);
+        // Statements whose ranges differ run over the hull, each guarded
+        // by its own range where it is narrower.
+        let (lower, lower_guards) = self.hull_side(bounds, &variable, true);
+        let (upper, upper_guards) = self.hull_side(bounds, &variable, false);
+        let mut guarded = guards.clone();
+        for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
+            guarded.entry(s).or_default().push(condition);
+        }
+        let full = if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
+            self.full_tile(l, bounds)
+        } else {
+            Vec::new()
+        };
+        let tile_start = (l.part == Part::Tile).then(|| self.tile_start(bounds, &lower, l.size));
+        let jam_base = bounds
+            .statements
+            .first()
+            .map(|(s, x, _)| self.term(*s, Term::Tile(*x)))
+            .unwrap_or_default();
+        self.path.push(Scope {
+            variable: variable.clone(),
+            part: l.part,
+            members,
+        });
+        let inner = format!("{indent}  ");
+        match (l.part, l.kind) {
+            (Part::Tile, kind) => {
+                self.pragma(kind, indent);
+                let start = tile_start.unwrap_or_default();
+                self.line(
+                    indent,
+                    &format!(
+                        "for (int {variable} = {start}; {variable} < {upper}; {variable} += {}) {{",
+                        l.size
+                    ),
+                );
+                self.nodes(&l.body, &inner, jams, &guarded);
+                self.line(indent, "}");
+            }
+            (Part::Point, Kind::Unroll) if l.size > 1 => {
+                // A tile inside every statement's range is unrolled and
+                // jammed; others (the last, partial one) run as a plain
+                // loop.
+                let jammed_branch = !full.is_empty();
+                if jammed_branch {
+                    self.line(indent, &format!("if ({}) {{", full.join(" && ")));
+                }
+                let jam_indent = if jammed_branch {
+                    inner.clone()
+                } else {
+                    indent.to_string()
+                };
+                let mut jammed: Vec<Jam> = jams.to_vec();
+                jammed.push(Jam {
+                    variable: variable.clone(),
+                    base: jam_base,
+                    count: l.size,
+                });
+                self.nodes(&l.body, &jam_indent, &jammed, guards);
+                if jammed_branch {
+                    self.line(indent, "} else {");
+                    self.line(
+                        &inner,
+                        &format!(
+                            "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
+                        ),
+                    );
+                    let deeper = format!("{inner}  ");
+                    self.nodes(&l.body, &deeper, jams, &guarded);
+                    self.line(&inner, "}");
+                    self.line(indent, "}");
+                }
+            }
+            (Part::Point, Kind::Reverse) => {
+                self.line(
+                    indent,
+                    &format!(
+                        "for (int {variable} = {} - 1; {variable} >= {lower}; {variable}--) {{",
+                        parenthesized(&upper)
+                    ),
+                );
+                self.nodes(&l.body, &inner, jams, &guarded);
+                self.line(indent, "}");
+            }
+            (Part::Point, kind) => {
+                self.pragma(kind, indent);
+                self.line(
+                    indent,
+                    &format!(
+                        "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
+                    ),
+                );
+                self.nodes(&l.body, &inner, jams, &guarded);
+                self.line(indent, "}");
+            }
+        }
+        self.path.pop();
+    }
+
+    /// The first tile: the first value congruent to the origin modulo the
+    /// size that is at least `lower`. The origin reads the first
+    /// statement's iterators.
+    fn tile_start(&self, bounds: &LoopBounds, lower: &str, size: i64) -> String {
+        let origin = &bounds.origin;
+        let Some(&(first, _, _)) = bounds.statements.first() else {
+            return lower.to_string();
+        };
+        // One lower bound a constant away from the origin: fold it here.
+        let lowers: Vec<&Bound> = bounds
+            .statements
+            .iter()
+            .flat_map(|(_, _, r)| &r.lower)
+            .collect();
+        if let [low, rest @ ..] = &lowers[..] {
+            let same = rest.iter().all(|x| x == low);
+            if same && low.divisor == 1 && low.terms == origin.terms {
+                let start = origin.constant
+                    + size
+                        * crate::lowering::bounds::ceil_div(low.constant - origin.constant, size);
+                return self.numerator(
+                    first,
+                    &Bound {
+                        constant: start,
+                        ..origin.clone()
+                    },
+                );
+            }
+        }
+        let origin_text = self.numerator(first, origin);
+        let at_zero = origin.terms.is_empty() && origin.constant == 0;
+        let offset = if at_zero {
+            lower.to_string()
+        } else {
+            format!("{lower} - ({origin_text})")
+        };
+        let tiles = self.helper(CEILD, &offset, &size.to_string());
+        if at_zero {
+            format!("{size} * {tiles}")
+        } else {
+            format!("{origin_text} + {size} * {tiles}")
+        }
+    }
+
+    /// The conditions for a whole tile of an unrolled loop to lie within
+    /// every statement's range: its bounds other than the tile's own.
+    fn full_tile(&self, l: &TreeLoop, bounds: &LoopBounds) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (s, x, range) in &bounds.statements {
+            let own_tile = Term::Tile(*x);
+            let tile = self.term(*s, own_tile);
+            for b in &range.lower {
+                if !b.is(own_tile) {
+                    out.push(format!("{} <= {tile}", self.bound(*s, b, true)));
+                }
+            }
+            for b in &range.upper {
+                if *b != Bound::of_term(own_tile).plus(l.size - 1) {
+                    out.push(match b.divisor {
+                        1 => format!(
+                            "{tile} + {} <= {}",
+                            l.size,
+                            self.bound(*s, &b.plus(1), false)
+                        ),
+                        _ => format!("{tile} + {} <= {}", l.size - 1, self.bound(*s, b, false)),
+                    });
+                }
+            }
+        }
+        let mut unique = Vec::new();
+        for c in out {
+            if !unique.contains(&c) {
+                unique.push(c);
+            }
+        }
+        unique
+    }
+
+    fn pragma(&mut self, kind: Kind, indent: &str) {
+        match kind {
+            Kind::Parallel => self.line(indent, "#pragma omp parallel for"),
+            Kind::Vector => self.line(indent, "#pragma omp simd"),
+            Kind::Sequential | Kind::Unroll | Kind::Reverse => {}
+        }
+    }
+}
+
+/// Every statement below a node.
+fn statements_of(node: &Node) -> Vec<StatementId> {
+    match node {
+        Node::Statement(s) => vec![*s],
+        Node::Loop(l) => l.body.iter().flat_map(statements_of).collect(),
+    }
+}
+
+fn parenthesized(text: &str) -> String {
+    if text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || text.starts_with('(') && text.ends_with(')') && balanced_outer(text)
+    {
+        text.to_string()
+    } else {
+        format!("({text})")
+    }
+}
+
+/// Whether the first parenthesis closes at the end.
+fn balanced_outer(text: &str) -> bool {
+    let mut depth = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i + 1 != text.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}

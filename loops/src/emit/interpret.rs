@@ -1,0 +1,385 @@
+//! A reference interpreter of loop trees, to check without a C compiler
+//! that a candidate computes what the original program computes.
+//!
+//! Memory is a map from array elements to integers; an element never
+//! written holds a value derived from its name and subscripts. A statement
+//! instance reads its accesses in order and writes a mix of the statement's
+//! number and the values read, a mix that depends on the order of its
+//! operands: two instances that update one element (`C[i][j] += ...` over
+//! `k`) give another result when they swap, as floating-point sums would.
+//! Loops run as the emitters write them (tiles, partial tiles, unroll and
+//! jam); a parallel or vector loop runs its iterations backwards, and any
+//! element that one of its iterations writes and another reads or writes
+//! is a race, reported as an error.
+
+use std::collections::HashMap;
+
+use crate::fnv::Fnv;
+use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
+use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, Term};
+use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+
+/// An array element: the array's name and its subscripts.
+pub type Element = (String, Vec<i64>);
+
+/// The final memory of a run: every element written, with its value.
+pub type Memory = HashMap<Element, u64>;
+
+/// Why a run cannot complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// Iterations of one parallel or vector loop touch the same element,
+    /// at least one of them writing it.
+    Race {
+        /// The element both iterations touch.
+        element: Element,
+        /// The loop, as the emitters name it.
+        loop_name: String,
+    },
+    /// A bound or subscript reads a parameter without a value, or an
+    /// iterator outside its loop.
+    Unbound(String),
+    /// More statement instances than the limit.
+    TooLong,
+    /// The tree's loops have no bounds (see [`Scan`]).
+    Bounds(String),
+}
+
+/// Runs a schedule with the parameters' values (in the order of
+/// [`Kernel::params`]), executing at most `limit` statement instances.
+pub fn run(
+    kernel: &Kernel,
+    schedule: &Schedule,
+    params: &[i64],
+    limit: usize,
+) -> Result<Memory, RunError> {
+    let scan = Scan::new(kernel, schedule).map_err(|e| RunError::Bounds(e.0))?;
+    let mut machine = Machine {
+        kernel,
+        scan: &scan,
+        guards: Vec::new(),
+        params,
+        iterators: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
+        tiles: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
+        memory: HashMap::new(),
+        parallel: Vec::new(),
+        executed: 0,
+        limit,
+    };
+    machine.nodes(&schedule.roots, &[])?;
+    Ok(machine.memory)
+}
+
+/// The value of an element never written.
+fn initial(element: &Element) -> u64 {
+    let mut hash = Fnv::default();
+    hash.feed(element.0.as_bytes());
+    for &s in &element.1 {
+        hash.feed(&s.to_le_bytes());
+    }
+    hash.finish()
+}
+
+/// A parallel loop being run: which iteration each element was touched by.
+struct ParallelScope {
+    name: String,
+    iteration: i64,
+    writers: HashMap<Element, i64>,
+    /// The iteration that read an element, `None` once several did.
+    readers: HashMap<Element, Option<i64>>,
+}
+
+/// Unrolled-and-jammed loops around the statements: the iterator takes
+/// `base .. base + count` in each leaf.
+#[derive(Clone)]
+struct Jam {
+    /// The jammed loop's statements with their own loops: they move
+    /// together.
+    members: Vec<(StatementId, LoopId)>,
+    base: i64,
+    count: i64,
+}
+
+struct Machine<'a> {
+    kernel: &'a Kernel,
+    scan: &'a Scan<'a>,
+    /// The ranges statements must be in along the enclosing loops (which
+    /// run over the hull of their statements' ranges): statement, its
+    /// loop, tile or point, range.
+    guards: Vec<(StatementId, LoopId, Part, &'a Interval)>,
+    params: &'a [i64],
+    /// Per statement and C loop, the iterator's value here: merged loops
+    /// of different statements may be different C loops, and one C loop
+    /// may be at two places for two statements.
+    iterators: Vec<Vec<Option<i64>>>,
+    tiles: Vec<Vec<Option<i64>>>,
+    memory: Memory,
+    parallel: Vec<ParallelScope>,
+    executed: usize,
+    limit: usize,
+}
+
+impl<'a> Machine<'a> {
+    /// An affine expression of statement `s`'s iterators.
+    fn eval(&self, s: usize, a: &Affine) -> Result<i64, RunError> {
+        let mut value = a.constant;
+        for &(variable, coefficient) in &a.terms {
+            let x = match variable {
+                Variable::Iterator(l) => self.iterators[s][l.0].ok_or_else(|| {
+                    RunError::Unbound(format!(
+                        "iterator `{}` outside its loop",
+                        self.kernel.loops[l.0].iterator
+                    ))
+                })?,
+                Variable::Param(p) => *self.params.get(p).ok_or_else(|| {
+                    RunError::Unbound(format!("parameter `{}`", self.kernel.params[p]))
+                })?,
+            };
+            value += coefficient * x;
+        }
+        Ok(value)
+    }
+
+    fn nodes(&mut self, nodes: &[Node], jams: &[Jam]) -> Result<(), RunError> {
+        for node in nodes {
+            match node {
+                Node::Statement(s) => self.leaf(s.0, jams)?,
+                Node::Loop(l) => self.tree_loop(l, jams)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A term of a bound, read as statement `s`'s.
+    fn value(&self, s: StatementId, term: Term) -> Option<i64> {
+        match term {
+            Term::Param(p) => self.params.get(p).copied(),
+            Term::Point(l) => self.iterators[s.0][l.0],
+            Term::Tile(l) => self.tiles[s.0][l.0],
+        }
+    }
+
+    fn bound(&self, s: StatementId, b: &Bound, up: bool) -> Result<i64, RunError> {
+        b.eval(|t| self.value(s, t), up)
+            .ok_or_else(|| RunError::Unbound("a bound reads an iterator outside its loop".into()))
+    }
+
+    /// Statement `s`'s range: its first and last values.
+    fn range(&self, s: StatementId, range: &Interval) -> Result<(i64, i64), RunError> {
+        let mut low = i64::MIN;
+        for b in &range.lower {
+            low = low.max(self.bound(s, b, true)?);
+        }
+        let mut high = i64::MAX;
+        for b in &range.upper {
+            high = high.min(self.bound(s, b, false)?);
+        }
+        Ok((low, high))
+    }
+
+    /// The iterations of a loop, in program order: the hull of its
+    /// statements' ranges, tiles from the first start at or past its
+    /// lower end that is congruent to the origin.
+    fn iterations(&self, l: &TreeLoop, bounds: &LoopBounds) -> Result<Vec<i64>, RunError> {
+        let (mut lower, mut upper) = (i64::MAX, i64::MIN);
+        for (s, _, range) in &bounds.statements {
+            let (low, high) = self.range(*s, range)?;
+            lower = lower.min(low);
+            upper = upper.max(high);
+        }
+        if lower > upper {
+            return Ok(Vec::new());
+        }
+        Ok(match l.part {
+            Part::Tile => {
+                let size = l.size.max(1);
+                let first = bounds.statements.first().map_or(StatementId(0), |x| x.0);
+                let origin = self.bound(first, &bounds.origin, false)?;
+                let start = origin + size * crate::lowering::bounds::ceil_div(lower - origin, size);
+                (start..=upper).step_by(size as usize).collect()
+            }
+            Part::Point => (lower..=upper).collect(),
+        })
+    }
+
+    fn set(&mut self, l: &TreeLoop, members: &[(StatementId, LoopId)], value: Option<i64>) {
+        for &(s, x) in members {
+            match l.part {
+                Part::Tile => self.tiles[s.0][x.0] = value,
+                Part::Point => self.iterators[s.0][x.0] = value,
+            }
+        }
+    }
+
+    fn tree_loop(&mut self, l: &TreeLoop, jams: &[Jam]) -> Result<(), RunError> {
+        let scan = self.scan;
+        let bounds = scan.of(l);
+        let members = l.members(self.kernel);
+        let mut iterations = self.iterations(l, bounds)?;
+        if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
+            // The tile's start, as the first statement's.
+            let start = bounds
+                .statements
+                .first()
+                .and_then(|&(s, x, _)| self.tiles[s.0][x.0])
+                .ok_or_else(|| RunError::Unbound("an unrolled loop outside its tile".into()))?;
+            // A tile inside every statement's range: the body once, every
+            // leaf repeated.
+            let mut full = true;
+            for (s, _, range) in &bounds.statements {
+                let (low, high) = self.range(*s, range)?;
+                full &= low <= start && start + l.size - 1 <= high;
+            }
+            if full {
+                let mut jammed = jams.to_vec();
+                jammed.push(Jam {
+                    members: members.clone(),
+                    base: start,
+                    count: l.size,
+                });
+                return self.nodes(&l.body, &jammed);
+            }
+        }
+        let pushed = self.guards.len();
+        for (statement, loop_id, range) in &bounds.statements {
+            self.guards.push((*statement, *loop_id, l.part, range));
+        }
+        if l.kind == Kind::Reverse {
+            iterations.reverse();
+        }
+        let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector);
+        if parallel {
+            iterations.reverse();
+            self.parallel.push(ParallelScope {
+                name: self.kernel.loops[l.loops[0].0].iterator.clone(),
+                iteration: 0,
+                writers: HashMap::new(),
+                readers: HashMap::new(),
+            });
+        }
+        let saved = (self.iterators.clone(), self.tiles.clone());
+        let mut result = Ok(());
+        for value in iterations {
+            if let Some(scope) = self.parallel.last_mut().filter(|_| parallel) {
+                scope.iteration = value;
+            }
+            self.set(l, &members, Some(value));
+            result = self.nodes(&l.body, jams);
+            if result.is_err() {
+                break;
+            }
+        }
+        (self.iterators, self.tiles) = saved;
+        if parallel {
+            self.parallel.pop();
+        }
+        self.guards.truncate(pushed);
+        result
+    }
+
+    fn leaf(&mut self, s: usize, jams: &[Jam]) -> Result<(), RunError> {
+        let total: i64 = jams.iter().map(|j| j.count).product();
+        let saved = self.iterators[s].clone();
+        for index in 0..total {
+            let mut rest = index;
+            for jam in jams.iter().rev() {
+                for &(t, l) in &jam.members {
+                    if t.0 == s {
+                        self.iterators[s][l.0] = Some(jam.base + rest % jam.count);
+                    }
+                }
+                rest /= jam.count;
+            }
+            let result = match self.guarded_in(s) {
+                Ok(true) => self.statement(s),
+                Ok(false) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if result.is_err() {
+                self.iterators[s] = saved;
+                return result;
+            }
+        }
+        self.iterators[s] = saved;
+        Ok(())
+    }
+
+    /// Whether statement `s` is within its ranges along every enclosing
+    /// loop.
+    fn guarded_in(&self, s: usize) -> Result<bool, RunError> {
+        for &(statement, loop_id, part, range) in &self.guards {
+            if statement.0 != s {
+                continue;
+            }
+            let value = match part {
+                Part::Tile => self.tiles[s][loop_id.0],
+                Part::Point => self.iterators[s][loop_id.0],
+            }
+            .ok_or_else(|| RunError::Unbound("a guard outside its loop".into()))?;
+            let (low, high) = self.range(statement, range)?;
+            if value < low || value > high {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn element(&self, s: usize, name: &str, subscripts: &[Affine]) -> Result<Element, RunError> {
+        let values = subscripts
+            .iter()
+            .map(|a| self.eval(s, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((name.to_string(), values))
+    }
+
+    fn statement(&mut self, s: usize) -> Result<(), RunError> {
+        self.executed += 1;
+        if self.executed > self.limit {
+            return Err(RunError::TooLong);
+        }
+        let statement = &self.kernel.statements[s];
+        let mut value = (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for read in &statement.reads {
+            let element = self.element(s, &read.name, &read.subscripts)?;
+            self.touch(&element, false)?;
+            let x = self
+                .memory
+                .get(&element)
+                .copied()
+                .unwrap_or_else(|| initial(&element));
+            value = value.wrapping_mul(0x0100_0000_01b3).wrapping_add(x) ^ (value >> 29);
+        }
+        let target = self.element(s, &statement.write.name, &statement.write.subscripts)?;
+        self.touch(&target, true)?;
+        self.memory.insert(target, value);
+        Ok(())
+    }
+
+    /// Records an access in every enclosing parallel loop; a race is an
+    /// element another iteration of one of them wrote, or read and this
+    /// one writes.
+    fn touch(&mut self, element: &Element, write: bool) -> Result<(), RunError> {
+        for scope in &mut self.parallel {
+            let me = scope.iteration;
+            let written_by_other = scope.writers.get(element).is_some_and(|&w| w != me);
+            let read_by_other = scope.readers.get(element).is_some_and(|&r| r != Some(me));
+            if written_by_other || (write && read_by_other) {
+                return Err(RunError::Race {
+                    element: element.clone(),
+                    loop_name: scope.name.clone(),
+                });
+            }
+            if write {
+                scope.writers.insert(element.clone(), me);
+            } else {
+                let readers = match scope.readers.get(element) {
+                    None => Some(me),
+                    Some(&r) if r == Some(me) => r,
+                    Some(_) => None,
+                };
+                scope.readers.insert(element.clone(), readers);
+            }
+        }
+        Ok(())
+    }
+}

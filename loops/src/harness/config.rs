@@ -1,0 +1,74 @@
+//! How programs are built, run and compared: the compiler and flags,
+//! timeouts, runs, where a run's time comes from, and the tolerance.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::compiler::Compiler;
+
+/// Where a run's time comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum TimePattern {
+    /// The last line of standard output that parses entirely as a float
+    /// (PolyBench prints `%0.6f\n` with `-DPOLYBENCH_TIME`).
+    #[default]
+    LastFloatLine,
+    /// The float that follows this prefix on the last standard-output line
+    /// containing it (`Prefix("time:".into())` reads `time: 0.25 s`).
+    Prefix(String),
+    /// The process's wall time, whatever the program prints.
+    WallTime,
+}
+
+/// How programs are built, run and compared.
+#[derive(Clone, Debug)]
+pub struct HarnessConfig {
+    /// The compiler, for the reference and every candidate.
+    pub compiler: Compiler,
+    /// The user's flags (default `-O3 -march=native`), after the built-in
+    /// ones (see the module documentation).
+    pub cflags: Vec<String>,
+    /// Passed as `-I` (the directory of the original kernel file, whose
+    /// includes such as `harness.h` sit next to it).
+    pub include_dirs: Vec<PathBuf>,
+    /// Where each source gets its build directory.
+    pub work_dir: PathBuf,
+    /// A compile running longer fails (default 60 s).
+    pub compile_timeout: Duration,
+    /// A candidate's run times out after this multiple of the reference's
+    /// wall time (default 10)...
+    pub run_timeout_factor: f64,
+    /// ...but never sooner than this (default 5 s).
+    pub run_timeout_floor: Duration,
+    /// The timeout of the reference's first run, whose time is not known
+    /// yet (default 300 s).
+    pub reference_timeout: Duration,
+    /// `OMP_NUM_THREADS` for every run (default: the available parallelism).
+    pub threads: usize,
+    /// Timed runs after the warm-up (default 5; doubled below 50 ms).
+    pub runs: usize,
+    /// Where the time of a run comes from.
+    pub time_pattern: TimePattern,
+    /// Relative tolerance when comparing values (default 1e-6).
+    pub tolerance: f64,
+}
+
+impl HarnessConfig {
+    /// The defaults, with this compiler and work directory.
+    pub fn new(compiler: Compiler, work_dir: PathBuf) -> HarnessConfig {
+        HarnessConfig {
+            compiler,
+            cflags: vec!["-O3".to_string(), "-march=native".to_string()],
+            include_dirs: Vec::new(),
+            work_dir,
+            compile_timeout: Duration::from_secs(60),
+            run_timeout_factor: 10.0,
+            run_timeout_floor: Duration::from_secs(5),
+            reference_timeout: Duration::from_secs(300),
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            runs: 5,
+            time_pattern: TimePattern::LastFloatLine,
+            tolerance: 1e-6,
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The result of evaluating one candidate, and its one-line summary.
+
+/// The result of evaluating one candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Measurement {
+    /// Built, ran and printed the reference's output: the minimum of the
+    /// timed runs, and every run (seconds).
+    Timed {
+        /// The minimum of the runs.
+        seconds: f64,
+        /// Every timed run.
+        runs: Vec<f64>,
+    },
+    /// The compiler refused it: the first lines of its standard error.
+    CompileFailed {
+        /// The first lines of the compiler's standard error.
+        log: String,
+    },
+    /// The compiler ran longer than the compile timeout (seconds waited).
+    CompileTimedOut {
+        /// Seconds waited.
+        seconds: f64,
+    },
+    /// Exited with a non-zero status or was killed by a signal.
+    Crashed {
+        /// The exit status or signal, and the last line of standard error.
+        detail: String,
+    },
+    /// Ran longer than the run timeout (seconds waited).
+    RunTimedOut {
+        /// Seconds waited.
+        seconds: f64,
+    },
+    /// Its output differs from the reference's: where and how.
+    WrongOutput {
+        /// The first difference.
+        detail: String,
+    },
+}
+
+impl Measurement {
+    /// The time, for a successful measurement.
+    pub fn seconds(&self) -> Option<f64> {
+        match self {
+            Measurement::Timed { seconds, .. } => Some(*seconds),
+            _ => None,
+        }
+    }
+
+    /// Whether the candidate built, ran and printed the right output.
+    pub fn is_timed(&self) -> bool {
+        matches!(self, Measurement::Timed { .. })
+    }
+
+    /// One line describing the result.
+    pub fn summary(&self) -> String {
+        match self {
+            Measurement::Timed { seconds, runs } => format!(
+                "{} (minimum of {} run{})",
+                format_seconds(*seconds),
+                runs.len(),
+                if runs.len() == 1 { "" } else { "s" }
+            ),
+            Measurement::CompileFailed { log } => {
+                let first = log
+                    .lines()
+                    .find(|l| l.contains("error"))
+                    .or_else(|| log.lines().find(|l| !l.trim().is_empty()))
+                    .unwrap_or("no message");
+                format!("compile failed: {}", first.trim())
+            }
+            Measurement::CompileTimedOut { seconds } => {
+                format!("compile timed out after {seconds:.1} s")
+            }
+            Measurement::Crashed { detail } => format!("crashed: {}", first_line(detail)),
+            Measurement::RunTimedOut { seconds } => format!("run timed out after {seconds:.1} s"),
+            Measurement::WrongOutput { detail } => {
+                format!("wrong output: {}", first_line(detail))
+            }
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+fn format_seconds(seconds: f64) -> String {
+    if seconds >= 1.0 {
+        format!("{seconds:.3} s")
+    } else if seconds >= 1e-3 {
+        format!("{:.3} ms", seconds * 1e3)
+    } else {
+        format!("{:.3} us", seconds * 1e6)
+    }
+}

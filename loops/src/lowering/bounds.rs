@@ -1,0 +1,748 @@
+//! The bounds of every loop of a loop tree, per statement, for any nesting
+//! of the statement's dimensions.
+//!
+//! A statement's instances are the integer points of a polyhedron: its C
+//! loops' bounds over their iterators and the kernel's parameters, plus
+//! `t <= x <= t + T - 1` between a tiled loop's tile iterator `t` and its
+//! point iterator `x`. Nested in the tree's order, a loop's bounds are the
+//! constraints on its iterator once the iterators inside it are projected
+//! out (Fourier–Motzkin elimination). So a triangular nest can be
+//! interchanged (`for (j..) for (i = j + 1; ..)`) and tiled with the
+//! triangle's rows split across tiles.
+//!
+//! Every constraint of the statement is enforced at the innermost of its
+//! iterators; a point loop keeps the statement's own bounds where it has
+//! them (the program reads as written), and the projection gives the
+//! others: a bound a loop lacks once interchanged, and every bound of a
+//! tile loop. A tile loop steps from an origin that is the same for every
+//! statement of a merged loop: the loop's lower bound when it reads only
+//! parameters, else 0.
+//!
+//! Merged loops of statements whose bounds differ run over the hull of
+//! their ranges; the emitters then guard each statement with its own.
+
+use std::collections::HashMap;
+
+use crate::analysis::inequalities::{eliminate, Inequality, System};
+use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
+use crate::lowering::schedule::{Node, Part, Schedule, TreeLoop};
+
+/// What a bound reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    /// A parameter of the kernel, by index into its `params`.
+    Param(usize),
+    /// The point iterator of a C loop (its own iterator).
+    Point(LoopId),
+    /// The tile iterator of a C loop.
+    Tile(LoopId),
+}
+
+/// `(constant + sum(coefficient * term)) / divisor`, rounded up when it is
+/// a lower bound and down when it is an upper one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bound {
+    /// The constant term.
+    pub constant: i64,
+    /// Sorted, without zero coefficients.
+    pub terms: Vec<(Term, i64)>,
+    /// Positive.
+    pub divisor: i64,
+}
+
+impl Bound {
+    /// One term.
+    pub fn of_term(term: Term) -> Bound {
+        Bound {
+            constant: 0,
+            terms: vec![(term, 1)],
+            divisor: 1,
+        }
+    }
+
+    fn constant(value: i64) -> Bound {
+        Bound {
+            constant: value,
+            terms: Vec::new(),
+            divisor: 1,
+        }
+    }
+
+    /// The bound's value before rounding is `value(term) / divisor`; this
+    /// is it rounded down (`up == false`) or up.
+    pub fn eval(&self, value: impl Fn(Term) -> Option<i64>, up: bool) -> Option<i64> {
+        let mut total = self.constant;
+        for &(term, coefficient) in &self.terms {
+            total = total.checked_add(coefficient.checked_mul(value(term)?)?)?;
+        }
+        Some(if up {
+            ceil_div(total, self.divisor)
+        } else {
+            total.div_euclid(self.divisor)
+        })
+    }
+
+    /// This bound plus a constant (exact only with a divisor of 1).
+    pub fn plus(&self, value: i64) -> Bound {
+        Bound {
+            constant: self.constant + value * self.divisor,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the bound is exactly one term.
+    pub fn is(&self, term: Term) -> bool {
+        self.constant == 0 && self.divisor == 1 && self.terms == [(term, 1)]
+    }
+}
+
+/// `ceil(a / b)` for `b > 0`.
+pub fn ceil_div(a: i64, b: i64) -> i64 {
+    -((-a).div_euclid(b))
+}
+
+/// A loop's range for one statement: `max(lower) <= x <= min(upper)`, the
+/// upper bounds inclusive.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Interval {
+    /// The iterator is at least each of these.
+    pub lower: Vec<Bound>,
+    /// The iterator is at most each of these.
+    pub upper: Vec<Bound>,
+}
+
+/// The bounds of one loop of the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopBounds {
+    /// Per statement inside the loop, in the tree's order: its own C loop
+    /// at this level and its range.
+    pub statements: Vec<(StatementId, LoopId, Interval)>,
+    /// For a tile loop: the value its iterations are congruent to, modulo
+    /// the tile size (parameters only).
+    pub origin: Bound,
+}
+
+/// The bounds of every loop of a schedule.
+#[derive(Clone, Debug)]
+pub struct Scan<'a> {
+    /// In the order of [`Schedule::loops`].
+    pub loops: Vec<LoopBounds>,
+    /// The index of each loop of the schedule, by address (the schedule is
+    /// borrowed for as long as the scan lives).
+    index: HashMap<*const TreeLoop, usize>,
+    schedule: std::marker::PhantomData<&'a Schedule>,
+}
+
+/// Why a tree has no bounds (a tree built by hand that does not nest a
+/// statement in each of its loops, or coefficients past `i64`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanError(pub String);
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScanError {}
+
+/// One loop around a statement, from the outermost.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    /// Index of the tree loop in [`Schedule::loops`] order.
+    tree: usize,
+    loop_id: LoopId,
+    part: Part,
+    size: i64,
+}
+
+impl<'a> Scan<'a> {
+    /// The bounds of one loop of the schedule the scan was made from.
+    ///
+    /// # Panics
+    /// When `l` is not a loop of that schedule.
+    pub fn of(&self, l: &TreeLoop) -> &LoopBounds {
+        &self.loops[self.index[&(l as *const TreeLoop)]]
+    }
+
+    /// Computes the bounds of every loop of the schedule.
+    pub fn new(kernel: &Kernel, schedule: &'a Schedule) -> Result<Scan<'a>, ScanError> {
+        let tree_loops = schedule.loops();
+        let mut paths: Vec<(StatementId, Vec<Level>)> = Vec::new();
+        let mut counter = 0;
+        collect(
+            kernel,
+            &schedule.roots,
+            &mut Vec::new(),
+            &mut counter,
+            &mut paths,
+        )?;
+        let mut origins_found = Vec::with_capacity(tree_loops.len());
+        origins(kernel, &schedule.roots, &mut Vec::new(), &mut origins_found);
+        let origins = origins_found;
+        let mut per_loop: Vec<Vec<(StatementId, LoopId, Interval)>> =
+            vec![Vec::new(); tree_loops.len()];
+        for (statement, levels) in &paths {
+            let ranges = statement_ranges(kernel, *statement, levels, &origins)?;
+            for (level, range) in levels.iter().zip(ranges) {
+                per_loop[level.tree].push((*statement, level.loop_id, range));
+            }
+        }
+        Ok(Scan {
+            loops: per_loop
+                .into_iter()
+                .zip(origins)
+                .map(|(statements, origin)| LoopBounds { statements, origin })
+                .collect(),
+            index: tree_loops
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (*l as *const TreeLoop, i))
+                .collect(),
+            schedule: std::marker::PhantomData,
+        })
+    }
+}
+
+/// Walks the tree in [`Schedule::loops`] order, recording the loops around
+/// each statement.
+fn collect<'a>(
+    kernel: &Kernel,
+    nodes: &'a [Node],
+    stack: &mut Vec<(usize, &'a TreeLoop)>,
+    counter: &mut usize,
+    paths: &mut Vec<(StatementId, Vec<Level>)>,
+) -> Result<(), ScanError> {
+    for node in nodes {
+        match node {
+            Node::Statement(s) => {
+                let own = kernel
+                    .statements
+                    .get(s.0)
+                    .ok_or_else(|| ScanError(format!("no statement S{}", s.0)))?;
+                let mut levels = Vec::new();
+                for &(tree, l) in stack.iter() {
+                    let mine: Vec<LoopId> = l
+                        .members(kernel)
+                        .iter()
+                        .filter(|(x, _)| x == s)
+                        .map(|(_, l)| *l)
+                        .collect();
+                    let [loop_id] = mine[..] else {
+                        let names: Vec<&str> = l
+                            .loops
+                            .iter()
+                            .map(|x| kernel.loops[x.0].iterator.as_str())
+                            .collect();
+                        return Err(ScanError(format!(
+                            "S{} is inside a loop ({}) that is not one of its own",
+                            s.0,
+                            names.join(", ")
+                        )));
+                    };
+                    levels.push(Level {
+                        tree,
+                        loop_id,
+                        part: l.part,
+                        size: l.size,
+                    });
+                }
+                for &l in &own.loops {
+                    if !levels
+                        .iter()
+                        .any(|v| v.loop_id == l && v.part == Part::Point)
+                    {
+                        return Err(ScanError(format!(
+                            "S{} is not inside its loop `{}`",
+                            s.0, kernel.loops[l.0].iterator
+                        )));
+                    }
+                }
+                paths.push((*s, levels));
+            }
+            Node::Loop(l) => {
+                let index = *counter;
+                *counter += 1;
+                stack.push((index, l));
+                collect(kernel, &l.body, stack, counter, paths)?;
+                stack.pop();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each tree loop's origin, in [`Schedule::loops`] order: for a tile loop,
+/// the lower bound its C loops share when it reads only parameters and
+/// iterators of loops outside it that every statement of the loop shares
+/// (as OpenMP's `tile` steps from the loop's own lower bound), else 0;
+/// merged statements step through the same tiles either way. Iterators
+/// are read as the loop's first statement's.
+fn origins(
+    kernel: &Kernel,
+    nodes: &[Node],
+    outer: &mut Vec<(Part, Vec<(StatementId, LoopId)>)>,
+    out: &mut Vec<Bound>,
+) {
+    for node in nodes {
+        let Node::Loop(l) = node else { continue };
+        let members = l.members(kernel);
+        out.push(origin(kernel, l, &members, outer));
+        outer.push((l.part, members));
+        origins(kernel, &l.body, outer, out);
+        outer.pop();
+    }
+}
+
+fn origin(
+    kernel: &Kernel,
+    l: &TreeLoop,
+    members: &[(StatementId, LoopId)],
+    outer: &[(Part, Vec<(StatementId, LoopId)>)],
+) -> Bound {
+    let lowers: Vec<&Affine> = members
+        .iter()
+        .map(|(_, x)| &kernel.loops[x.0].lower)
+        .collect();
+    let Some(&(first, _)) = members.first() else {
+        return Bound::constant(0);
+    };
+    if l.part != Part::Tile || lowers.iter().any(|a| *a != lowers[0]) {
+        return Bound::constant(0);
+    }
+    let mut terms = Vec::new();
+    for &(v, c) in &lowers[0].terms {
+        match v {
+            Variable::Param(p) => terms.push((Term::Param(p), c)),
+            Variable::Iterator(x) => {
+                // One outer point loop holds `x` for every statement here.
+                let shared = outer.iter().any(|(part, outer_members)| {
+                    *part == Part::Point
+                        && outer_members.contains(&(first, x))
+                        && members
+                            .iter()
+                            .all(|(s, _)| outer_members.contains(&(*s, x)))
+                });
+                if !shared {
+                    return Bound::constant(0);
+                }
+                terms.push((Term::Point(x), c));
+            }
+        }
+    }
+    terms.sort();
+    Bound {
+        constant: lowers[0].constant,
+        terms,
+        divisor: 1,
+    }
+}
+
+/// The statement's range at each of its levels.
+fn statement_ranges(
+    kernel: &Kernel,
+    statement: StatementId,
+    levels: &[Level],
+    origins: &[Bound],
+) -> Result<Vec<Interval>, ScanError> {
+    let params = kernel.params.len();
+    let width = params + levels.len();
+    let point_var: HashMap<LoopId, usize> = levels
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.part == Part::Point)
+        .map(|(i, v)| (v.loop_id, params + i))
+        .collect();
+    let overflow = || ScanError(format!("the bounds of S{} overflow", statement.0));
+    let row_of =
+        |a: &Affine, sign: i64, var: usize, constant: i64| -> Result<Inequality, ScanError> {
+            // sign * (x_var - a) + constant >= 0
+            let mut coefficients = vec![0i64; width];
+            coefficients[var] = sign;
+            for &(v, c) in &a.terms {
+                let index = match v {
+                    Variable::Param(p) => p,
+                    Variable::Iterator(l) => *point_var.get(&l).ok_or_else(|| {
+                        ScanError(format!(
+                            "a bound of S{} reads `{}`, not one of its loops",
+                            statement.0, kernel.loops[l.0].iterator
+                        ))
+                    })?,
+                };
+                coefficients[index] -= sign * c;
+            }
+            let constant = constant
+                .checked_sub(sign.checked_mul(a.constant).ok_or_else(overflow)?)
+                .ok_or_else(overflow)?;
+            Ok(Inequality {
+                coefficients,
+                constant,
+            })
+        };
+    // The statement's own constraints, each with the C loop it bounds.
+    let mut rows: Vec<(LoopId, Inequality)> = Vec::new();
+    for &l in &kernel.statements[statement.0].loops {
+        let c_loop = &kernel.loops[l.0];
+        let x = point_var[&l];
+        rows.push((l, row_of(&c_loop.lower, 1, x, 0)?)); // x - lower >= 0
+        rows.push((l, row_of(&c_loop.upper, -1, x, -1)?)); // upper - 1 - x >= 0
+    }
+    for (i, level) in levels.iter().enumerate() {
+        if level.part == Part::Tile {
+            let (t, x) = (params + i, point_var[&level.loop_id]);
+            let mut low = vec![0i64; width];
+            low[x] = 1;
+            low[t] = -1;
+            rows.push((
+                level.loop_id,
+                Inequality {
+                    coefficients: low,
+                    constant: 0,
+                },
+            )); // x - t >= 0
+            let mut high = vec![0i64; width];
+            high[x] = -1;
+            high[t] = 1;
+            rows.push((
+                level.loop_id,
+                Inequality {
+                    coefficients: high,
+                    constant: level.size - 1,
+                },
+            )); // t + T - 1 - x >= 0
+        }
+    }
+    let own: Vec<Inequality> = rows.iter().map(|(_, r)| r.clone()).collect();
+    // Bounds read the statement's own loops.
+    let term_of = |index: usize| -> Term {
+        if index < params {
+            Term::Param(index)
+        } else {
+            let level = &levels[index - params];
+            match level.part {
+                Part::Point => Term::Point(level.loop_id),
+                Part::Tile => Term::Tile(level.loop_id),
+            }
+        }
+    };
+    // The whole projection onto each level and the ones outside it, from
+    // the innermost level out to the outermost point level (the levels
+    // that read it): each step eliminates one more iterator.
+    let mut whole_at: Vec<Vec<Inequality>> = vec![Vec::new(); levels.len()];
+    if let Some(first_point) = levels.iter().position(|l| l.part == Part::Point) {
+        let mut whole = own.clone();
+        for k in (first_point..levels.len()).rev() {
+            if k + 1 < levels.len() {
+                whole = project(&whole, params + k + 1).ok_or_else(overflow)?;
+            }
+            whole_at[k] = whole.clone();
+        }
+    }
+    let mut enforced: Vec<Inequality> = Vec::new();
+    let mut ranges = Vec::with_capacity(levels.len());
+    for (k, level) in levels.iter().enumerate() {
+        let var = params + k;
+        // A loop's range in the original nest comes from its bounds and
+        // its enclosing loops'; the loops inside it add only when they
+        // are empty, which would make merged statements' ranges differ.
+        // Project the iterators inside this level out of those.
+        let mut projected: Vec<Inequality> = rows
+            .iter()
+            .filter(|(owner, _)| kernel_encloses(kernel, *owner, level.loop_id))
+            .map(|(_, r)| r.clone())
+            .collect();
+        for inner in (var + 1..width).rev() {
+            projected = project(&projected, inner).ok_or_else(overflow)?;
+        }
+        // The loops inside do matter where they tie this loop to one
+        // outside it: interchanged outward, lu's update `k < j < i` starts
+        // `i` at `k + 2`, not 0, which keeps a parallel `i` balanced. A
+        // point loop takes those rows of the whole projection (the ones
+        // with constants and parameters only would trim edges and split
+        // merged loops).
+        let tied: Vec<Inequality> = if level.part == Part::Point {
+            whole_at[k]
+                .iter()
+                .filter(|r| r.coefficients[var] != 0)
+                .filter(|r| (params..var).any(|i| r.coefficients[i] != 0))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let last_is_here = |r: &Inequality| r.coefficients[var + 1..].iter().all(|&c| c == 0);
+        let mut sides = [Vec::new(), Vec::new()];
+        for (side, sign) in [(0, 1i64), (1, -1i64)] {
+            let on_side = |r: &&Inequality| r.coefficients[var].signum() == sign;
+            // A point loop enforces the statement's own bounds that read
+            // no inner iterator; the projection adds those that hold once
+            // the loops inside are interchanged outward. Bounds the others
+            // imply go below.
+            let mut chosen: Vec<Inequality> = if level.part == Part::Point {
+                own.iter()
+                    .filter(on_side)
+                    .filter(|r| last_is_here(r))
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for r in projected.iter().chain(&tied).filter(on_side) {
+                if !chosen.contains(r) {
+                    chosen.push(r.clone());
+                }
+            }
+            if chosen.is_empty() {
+                return Err(ScanError(format!(
+                    "the loop `{}` of S{} has no {} bound",
+                    kernel.loops[level.loop_id.0].iterator,
+                    statement.0,
+                    if sign > 0 { "lower" } else { "upper" }
+                )));
+            }
+            // Outer loops (or guards, where merged loops run over a hull)
+            // enforce what `enforced` holds, so a bound it implies goes.
+            sides[side] = without_dominated(chosen, var, &enforced, width);
+        }
+        let [lower_rows, upper_rows] = sides;
+        enforced.extend(lower_rows.iter().cloned());
+        enforced.extend(upper_rows.iter().cloned());
+        let to_bound = |r: &Inequality| -> Bound {
+            // c·x + rest >= 0: x >= -rest / c (c > 0) or x <= rest / -c.
+            let c = r.coefficients[var];
+            let sign = if c > 0 { -1 } else { 1 };
+            let mut terms: Vec<(Term, i64)> = (0..var)
+                .filter(|&i| r.coefficients[i] != 0)
+                .map(|i| (term_of(i), sign * r.coefficients[i]))
+                .collect();
+            terms.sort();
+            Bound {
+                constant: sign * r.constant,
+                terms,
+                divisor: c.abs(),
+            }
+        };
+        let range = Interval {
+            lower: lower_rows.iter().map(to_bound).collect(),
+            upper: upper_rows.iter().map(to_bound).collect(),
+        };
+        if level.part == Part::Tile {
+            // Tile iterations are congruent to the origin, so each lower
+            // bound that differs from it by a constant rounds up to the
+            // next tile start: say so to the loops inside, which then drop
+            // bounds the tile implies.
+            let origin = &origins[level.tree];
+            for low in &range.lower {
+                if low.divisor == 1 && low.terms == origin.terms {
+                    let first = origin.constant
+                        + level.size * ceil_div(low.constant - origin.constant, level.size);
+                    let mut coefficients = vec![0i64; width];
+                    coefficients[var] = 1;
+                    let mut expressible = true;
+                    for &(term, c) in &origin.terms {
+                        let index = match term {
+                            Term::Param(p) => Some(p),
+                            Term::Point(x) => levels
+                                .iter()
+                                .position(|v| v.part == Part::Point && v.loop_id == x)
+                                .map(|i| params + i),
+                            Term::Tile(_) => None,
+                        };
+                        match index {
+                            Some(index) => coefficients[index] -= c,
+                            None => expressible = false,
+                        }
+                    }
+                    if !expressible {
+                        continue;
+                    }
+                    let row = Inequality {
+                        coefficients,
+                        constant: -first,
+                    };
+                    rows.push((level.loop_id, row.clone()));
+                    enforced.push(row);
+                }
+            }
+        }
+        ranges.push(range);
+    }
+    Ok(ranges)
+}
+
+/// Projects `var` out of the rows; `None` when the elimination gives up.
+/// A row left failing says the statement runs no instance, which the
+/// statement's own bounds, enforced at their loops, find out.
+fn project(rows: &[Inequality], var: usize) -> Option<Vec<Inequality>> {
+    eliminate(rows, var).ok().map(|projected| projected.rows)
+}
+
+/// Whether C loop `outer` encloses `inner` or is it.
+fn kernel_encloses(kernel: &Kernel, outer: LoopId, inner: LoopId) -> bool {
+    std::iter::successors(Some(inner), |l| kernel.loops[l.0].parent).any(|l| l == outer)
+}
+
+/// Drops the bounds another one of the same side implies, given the
+/// constraints on the outer iterators; of equal ones, the first stays.
+fn without_dominated(
+    rows: Vec<Inequality>,
+    var: usize,
+    context: &[Inequality],
+    width: usize,
+) -> Vec<Inequality> {
+    let mut rows = rows;
+    rows.dedup();
+    let mut kept: Vec<Inequality> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let dominated = rows.iter().enumerate().any(|(j, other)| {
+            j != i
+                && implies(other, r, var, context, width)
+                && (j < i || !implies(r, other, var, context, width))
+        });
+        if !dominated && !kept.contains(r) {
+            kept.push(r.clone());
+        }
+    }
+    kept
+}
+
+/// Whether bound row `a` implies bound row `b` (same side) wherever the
+/// context holds: for lower bounds `x >= -ea / ca` and `x >= -eb / cb`,
+/// `-ea / ca >= -eb / cb`, that is `ca·eb - cb·ea >= 0` (upper bounds
+/// alike with `ca, cb < 0`). Decided by showing the opposite infeasible.
+fn implies(
+    a: &Inequality,
+    b: &Inequality,
+    var: usize,
+    context: &[Inequality],
+    width: usize,
+) -> bool {
+    let (ca, cb) = (a.coefficients[var].abs(), b.coefficients[var].abs());
+    // `ca·eb - cb·ea >= 0` where e is the row without x; the opposite is
+    // `cb·ea - ca·eb - 1 >= 0`.
+    let mut coefficients = Vec::with_capacity(width);
+    for i in 0..width {
+        if i == var {
+            coefficients.push(0);
+            continue;
+        }
+        let value =
+            (cb as i128) * (a.coefficients[i] as i128) - (ca as i128) * (b.coefficients[i] as i128);
+        match i64::try_from(value) {
+            Ok(v) => coefficients.push(v),
+            Err(_) => return false,
+        }
+    }
+    let constant = (cb as i128) * (a.constant as i128) - (ca as i128) * (b.constant as i128) - 1;
+    let Ok(constant) = i64::try_from(constant) else {
+        return false;
+    };
+    let mut system = System::new(width);
+    for r in context {
+        system.at_least_zero(r.coefficients.clone(), r.constant);
+    }
+    system.at_least_zero(coefficients, constant);
+    !system.may_be_feasible()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::read_kernel;
+    use crate::lowering::schedule::Kind;
+
+    fn kernel() -> Kernel {
+        let source = "void f(void) {\n#pragma scop\n  for (i = 0; i < N; i++)\n    for (j = 0; j < i; j++)\n      A[i][j] = A[j][i];\n#pragma endscop\n}\n";
+        read_kernel("t.c", source).expect("the nest reads")
+    }
+
+    /// Statement 0 in loops nested as listed, outermost first: (C loop,
+    /// part, size).
+    fn nest(levels: &[(usize, Part, i64)]) -> Schedule {
+        let mut body = vec![Node::Statement(StatementId(0))];
+        for &(loop_id, part, size) in levels.iter().rev() {
+            body = vec![Node::Loop(TreeLoop {
+                loops: vec![LoopId(loop_id)],
+                statements: Vec::new(),
+                part,
+                size,
+                kind: Kind::Sequential,
+                body,
+            })];
+        }
+        Schedule { roots: body }
+    }
+
+    /// Each loop's range, written `lower..=upper` with its bounds.
+    fn ranges(kernel: &Kernel, schedule: &Schedule) -> Vec<String> {
+        let scan = Scan::new(kernel, schedule).expect("bounds");
+        let name = |t: Term| match t {
+            Term::Param(p) => kernel.params[p].clone(),
+            Term::Point(l) => kernel.loops[l.0].iterator.clone(),
+            Term::Tile(l) => format!("{}_t", kernel.loops[l.0].iterator),
+        };
+        let text = |b: &Bound| {
+            let mut out = b.constant.to_string();
+            for &(t, c) in &b.terms {
+                out.push_str(&format!(" + {c}*{}", name(t)));
+            }
+            if b.divisor != 1 {
+                out = format!("({out})/{}", b.divisor);
+            }
+            out
+        };
+        scan.loops
+            .iter()
+            .map(|l| {
+                let range = &l.statements[0].2;
+                let lower: Vec<String> = range.lower.iter().map(text).collect();
+                let upper: Vec<String> = range.upper.iter().map(text).collect();
+                format!("{}..={}", lower.join(","), upper.join(","))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_original_nest_keeps_its_bounds() {
+        let kernel = kernel();
+        let schedule = nest(&[(0, Part::Point, 1), (1, Part::Point, 1)]);
+        assert_eq!(ranges(&kernel, &schedule), ["0..=-1 + 1*N", "0..=-1 + 1*i"]);
+    }
+
+    #[test]
+    fn an_interchanged_triangle_projects_the_bounds() {
+        // for j in 0..=N-2, for i in j+1..=N-1.
+        let kernel = kernel();
+        let schedule = nest(&[(1, Part::Point, 1), (0, Part::Point, 1)]);
+        assert_eq!(
+            ranges(&kernel, &schedule),
+            ["0..=-2 + 1*N", "1 + 1*j..=-1 + 1*N"]
+        );
+    }
+
+    #[test]
+    fn a_tile_of_the_triangle_outside_its_bound_spans_every_row() {
+        // Tiles of j (origin 0, size 4) outside i: the tile's first row
+        // comes from j's lower bound, its last from j < i < N; i starts
+        // past the tile's first row (j_t <= j < i ties it to the tile),
+        // and j is within the tile and below i.
+        let kernel = kernel();
+        let schedule = nest(&[(1, Part::Tile, 4), (0, Part::Point, 1), (1, Part::Point, 4)]);
+        assert_eq!(
+            ranges(&kernel, &schedule),
+            [
+                "-3..=-2 + 1*N",
+                "1 + 1*j_t..=-1 + 1*N",
+                "0 + 1*j_t..=-1 + 1*i,3 + 1*j_t"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_statement_outside_its_loop_is_an_error() {
+        let kernel = kernel();
+        let schedule = nest(&[(0, Part::Point, 1)]);
+        let error = Scan::new(&kernel, &schedule).expect_err("j is missing");
+        assert!(error.0.contains("not inside its loop `j`"), "{error}");
+    }
+}

@@ -1,0 +1,379 @@
+//! A fully decided candidate of the loop space read as a loop tree: what
+//! the emitters write out and the interpreter runs.
+//!
+//! Every C loop around every statement is strip-mined into a tile
+//! dimension and a point dimension; merged dimensions (the statements of
+//! one C loop not distributed) are one loop of the tree, and a distributed
+//! C loop appears once per group of statements. With a tile size of 1 the loop is not tiled: its tile dimension runs
+//! once and is left out of the tree, and the point dimension is the whole
+//! loop. With a size `T > 1` the tile dimension steps by `T` over the
+//! loop's range and the point dimension runs the (at most `T`) iterations
+//! of one tile. A dimension's kind says how it runs; an unrolled point
+//! dimension is unrolled and jammed: every statement below it is repeated
+//! once per iteration of the tile, in place.
+
+use std::fmt;
+
+use commute_runtime::{Candidate, Domain, InstanceId};
+
+use crate::frontend::{Kernel, LoopId, StatementId};
+use crate::space::host::{Dimension, KernelHost};
+use crate::space::{dim_kind, order, tile_size, Backbone, StatementsId};
+
+/// How a loop of the tree runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// One iteration after the other.
+    Sequential,
+    /// Iterations shared among threads.
+    Parallel,
+    /// Iterations in vector lanes.
+    Vector,
+    /// Unrolled and jammed by the tile size.
+    Unroll,
+    /// Sequential, last iteration first (untiled loops only).
+    Reverse,
+}
+
+/// Which part of a strip-mined C loop a tree loop is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// Steps by the tile size over the loop's range.
+    Tile,
+    /// The iterations of one tile, or the whole loop when it is not tiled.
+    Point,
+}
+
+/// A loop of the tree: one dimension, or several merged (fused) ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeLoop {
+    /// The C loops of the merged dimensions, sorted.
+    pub loops: Vec<LoopId>,
+    /// Each statement inside the loop with its own C loop here; empty in
+    /// trees written by hand, where [`TreeLoop::members`] reads them from
+    /// `loops`.
+    pub statements: Vec<(StatementId, LoopId)>,
+    /// The tile or the point part of the C loops.
+    pub part: Part,
+    /// The tile size of the C loop (1: not tiled).
+    pub size: i64,
+    /// How the loop runs.
+    pub kind: Kind,
+    /// What runs inside, in order.
+    pub body: Vec<Node>,
+}
+
+impl TreeLoop {
+    /// Each statement inside the loop with its own C loop here: the
+    /// recorded ones, or else the one of `loops` each statement has.
+    pub fn members(&self, kernel: &Kernel) -> Vec<(StatementId, LoopId)> {
+        if !self.statements.is_empty() {
+            return self.statements.clone();
+        }
+        fn below(nodes: &[Node], out: &mut Vec<StatementId>) {
+            for node in nodes {
+                match node {
+                    Node::Statement(s) => out.push(*s),
+                    Node::Loop(l) => below(&l.body, out),
+                }
+            }
+        }
+        let mut statements = Vec::new();
+        below(&self.body, &mut statements);
+        statements
+            .into_iter()
+            .filter_map(|s| {
+                let own = kernel.statements.get(s.0)?;
+                let l = self.loops.iter().copied().find(|l| own.loops.contains(l))?;
+                Some((s, l))
+            })
+            .collect()
+    }
+}
+
+/// A node of the loop tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// A loop and its body.
+    Loop(TreeLoop),
+    /// One statement instance per iteration of the loops around it.
+    Statement(StatementId),
+}
+
+/// The loop tree of a fully decided candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// The outermost nodes, in order.
+    pub roots: Vec<Node>,
+}
+
+/// Why a candidate gives no loop tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError(pub String);
+
+impl fmt::Display for ScheduleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScheduleError {}
+
+/// The decided values the tree is read from.
+struct Decided<'a> {
+    candidate: &'a Candidate<Backbone<KernelHost>>,
+}
+
+impl Decided<'_> {
+    fn single(&self, choice: u16, objects: Vec<u32>) -> Result<(u64, Domain), ScheduleError> {
+        let instance = InstanceId { choice, objects };
+        let domain = self.candidate.domain(&instance).ok_or_else(|| {
+            ScheduleError(format!(
+                "no instance {}",
+                instance.display(self.candidate.model())
+            ))
+        })?;
+        let mask = match &domain {
+            Domain::Enum(mask) | Domain::Integer { mask, .. } => *mask,
+            Domain::Counter { .. } => 0,
+        };
+        if mask.count_ones() != 1 {
+            return Err(ScheduleError(format!(
+                "{} is not decided",
+                instance.display(self.candidate.model())
+            )));
+        }
+        Ok((mask, domain))
+    }
+
+    fn order(&self, a: u32, b: u32) -> Result<u64, ScheduleError> {
+        Ok(self.single(order::CHOICE, vec![a, b])?.0)
+    }
+
+    fn kind(&self, d: u32) -> Result<Kind, ScheduleError> {
+        let mask = self.single(dim_kind::CHOICE, vec![d])?.0;
+        Ok(match mask {
+            dim_kind::PARALLEL => Kind::Parallel,
+            dim_kind::VECTOR => Kind::Vector,
+            dim_kind::UNROLL => Kind::Unroll,
+            dim_kind::REVERSED => Kind::Reverse,
+            _ => Kind::Sequential,
+        })
+    }
+
+    fn size(&self, d: u32) -> Result<i64, ScheduleError> {
+        match self.single(tile_size::CHOICE, vec![d])? {
+            (mask, Domain::Integer { universe, .. }) => universe
+                .get(mask.trailing_zeros() as usize)
+                .copied()
+                .ok_or_else(|| ScheduleError(format!("tile_size({d}) out of its universe"))),
+            _ => Err(ScheduleError(format!("tile_size({d}) is not an integer"))),
+        }
+    }
+}
+
+impl Schedule {
+    /// Reads the loop tree of a complete candidate.
+    pub fn from_candidate(
+        host: &KernelHost,
+        candidate: &Candidate<Backbone<KernelHost>>,
+    ) -> Result<Schedule, ScheduleError> {
+        let decided = Decided { candidate };
+        let n = host.kernel().statements.len() as u32;
+        let objects = host.object_count() as u32;
+        // Per dimension object: its loop, whether it is a tile dimension,
+        // and the tile size of its loop around its statement.
+        let mut dims: Vec<(LoopId, bool, i64)> = Vec::new();
+        for d in n..objects {
+            let dimension = host
+                .dimension(StatementsId(d))
+                .ok_or_else(|| ScheduleError(format!("object {d} is not a dimension")))?;
+            let point = host
+                .dim(Dimension {
+                    tile: false,
+                    ..dimension
+                })
+                .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?;
+            dims.push((dimension.loop_id, dimension.tile, decided.size(point.0)?));
+        }
+        let dimension = |d: u32| {
+            let (l, tile, _) = dims[(d - n) as usize];
+            (l, tile)
+        };
+        let sizes: Vec<i64> = dims.iter().map(|x| x.2).collect();
+        // Tile dimensions of untiled loops run once: they are left out.
+        let present: Vec<u32> = (0..objects)
+            .filter(|&x| x < n || !dims[(x - n) as usize].1 || dims[(x - n) as usize].2 > 1)
+            .collect();
+        // Merged dimensions form one loop, named by the smallest.
+        let mut group: Vec<u32> = (0..objects).collect();
+        for &a in &present {
+            for &b in &present {
+                if a < b && b >= n && a >= n && decided.order(a, b)? == order::MERGED {
+                    group[b as usize] = group[a as usize].min(group[b as usize]);
+                }
+            }
+        }
+        let heads: Vec<u32> = present
+            .iter()
+            .copied()
+            .filter(|&x| group[x as usize] == x)
+            .collect();
+        // The parent of an object is the innermost loop outside it.
+        let mut parent: Vec<Option<u32>> = vec![None; objects as usize];
+        for &x in &heads {
+            let mut outer: Vec<u32> = Vec::new();
+            for &d in &heads {
+                if d != x && d >= n && decided.order(d, x)? == order::OUTER {
+                    outer.push(d);
+                }
+            }
+            for &d in &outer {
+                let innermost = outer
+                    .iter()
+                    .all(|&e| e == d || decided.order(e, d) == Ok(order::OUTER));
+                if innermost {
+                    parent[x as usize] = Some(d);
+                }
+            }
+        }
+        let statement_of = |d: u32| {
+            host.dimension(StatementsId(d))
+                .map_or(StatementId(usize::MAX), |x| x.statement)
+        };
+        let build = Builder {
+            decided: &decided,
+            statement_of: &statement_of,
+            n,
+            heads: &heads,
+            parent: &parent,
+            group: &group,
+            sizes: &sizes,
+            dimension: &dimension,
+        };
+        Ok(Schedule {
+            roots: build.children(None)?,
+        })
+    }
+
+    /// Every loop of the tree, outermost first, depth first.
+    pub fn loops(&self) -> Vec<&TreeLoop> {
+        fn walk<'a>(nodes: &'a [Node], out: &mut Vec<&'a TreeLoop>) {
+            for node in nodes {
+                if let Node::Loop(l) = node {
+                    out.push(l);
+                    walk(&l.body, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.roots, &mut out);
+        out
+    }
+
+    /// An indented outline, one line per loop or statement.
+    pub fn outline(&self, kernel: &Kernel) -> String {
+        fn walk(nodes: &[Node], kernel: &Kernel, depth: usize, out: &mut String) {
+            for node in nodes {
+                let indent = "  ".repeat(depth);
+                match node {
+                    Node::Statement(s) => {
+                        let span = &kernel.statements[s.0].span;
+                        out.push_str(&format!("{indent}{}\n", kernel.source[span.clone()].trim()));
+                    }
+                    Node::Loop(l) => {
+                        let names: Vec<&str> = l
+                            .loops
+                            .iter()
+                            .map(|x| kernel.loops[x.0].iterator.as_str())
+                            .collect();
+                        let part = match (l.part, l.size) {
+                            (Part::Tile, size) => format!(" tiles of {size}"),
+                            (Part::Point, 1) => String::new(),
+                            (Part::Point, size) => format!(" within a tile of {size}"),
+                        };
+                        let kind = match l.kind {
+                            Kind::Sequential => "",
+                            Kind::Parallel => " parallel",
+                            Kind::Vector => " vector",
+                            Kind::Unroll => " unrolled and jammed",
+                            Kind::Reverse => " reversed",
+                        };
+                        out.push_str(&format!("{indent}for {}{part}{kind}\n", names.join("=")));
+                        walk(&l.body, kernel, depth + 1, out);
+                    }
+                }
+            }
+        }
+        let mut out = String::new();
+        walk(&self.roots, kernel, 0, &mut out);
+        out
+    }
+}
+
+struct Builder<'a, F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> {
+    decided: &'a Decided<'a>,
+    statement_of: &'a G,
+    n: u32,
+    heads: &'a [u32],
+    parent: &'a [Option<u32>],
+    group: &'a [u32],
+    sizes: &'a [i64],
+    dimension: &'a F,
+}
+
+impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> {
+    fn children(&self, of: Option<u32>) -> Result<Vec<Node>, ScheduleError> {
+        let mut members: Vec<u32> = self
+            .heads
+            .iter()
+            .copied()
+            .filter(|&x| self.parent[x as usize] == of)
+            .collect();
+        // Siblings are totally ordered by BEFORE; count predecessors.
+        let mut rank = Vec::new();
+        for &x in &members {
+            let mut before = 0;
+            for &y in &members {
+                if y != x && self.decided.order(y, x)? == order::BEFORE {
+                    before += 1;
+                }
+            }
+            rank.push((before, x));
+        }
+        rank.sort();
+        members = rank.into_iter().map(|(_, x)| x).collect();
+        let mut nodes = Vec::new();
+        for x in members {
+            if x < self.n {
+                nodes.push(Node::Statement(StatementId(x as usize)));
+                continue;
+            }
+            let merged: Vec<u32> = (self.n..self.group.len() as u32)
+                .filter(|&d| self.group[d as usize] == x)
+                .collect();
+            let (_, tile) = (self.dimension)(x);
+            let part = if tile { Part::Tile } else { Part::Point };
+            let kind = self.decided.kind(x)?;
+            // The merged dimensions of one C loop around several statements
+            // are one loop.
+            let mut loops: Vec<LoopId> = merged.iter().map(|&d| (self.dimension)(d).0).collect();
+            loops.sort();
+            loops.dedup();
+            let mut statements: Vec<(StatementId, LoopId)> = merged
+                .iter()
+                .map(|&d| ((self.statement_of)(d), (self.dimension)(d).0))
+                .collect();
+            statements.sort();
+            nodes.push(Node::Loop(TreeLoop {
+                loops,
+                statements,
+                part,
+                size: self.sizes[(x - self.n) as usize],
+                kind,
+                body: self.children(Some(x))?,
+            }));
+        }
+        Ok(nodes)
+    }
+}

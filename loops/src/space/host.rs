@@ -1,0 +1,422 @@
+//! A kernel as the loop space's host: the objects and facts of
+//! `loops.space` computed from the front-end's description and the
+//! dependence analysis.
+//!
+//! Objects of `Statements`: the kernel's statements `0..n`, then the
+//! dimensions: for each statement in order, for each loop around it from
+//! the outermost, a tile dimension and a point dimension.
+
+use std::sync::Arc;
+
+use crate::analysis::dependences::{dependences, Dependence, Distance};
+use crate::analysis::fusion::Fusion;
+use crate::frontend::{Kernel, LoopId, StatementId, Variable};
+use crate::space::{order, DepsId, Host, StatementsId};
+
+/// Tile sizes offered for a point dimension (1: not tiled).
+const TILE_SIZES: [i64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/// One part (tile or point) of one C loop around one statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dimension {
+    /// The statement the dimension is of.
+    pub statement: StatementId,
+    /// The C loop it comes from.
+    pub loop_id: LoopId,
+    /// The tile part (else the point part).
+    pub tile: bool,
+}
+
+/// A kernel as the host of `loops.space`: its statements and dimensions,
+/// its dependences and fusion classes, computed once and shared by clones.
+#[derive(Clone, Debug)]
+pub struct KernelHost {
+    kernel: Arc<Kernel>,
+    deps: Arc<Vec<Dependence>>,
+    /// The dimension objects, from object `n` on.
+    dims: Arc<Vec<Dimension>>,
+    fusion: Arc<Fusion>,
+}
+
+impl KernelHost {
+    /// Analyses the kernel: dependences, dimensions, fusion classes.
+    pub fn new(kernel: Kernel) -> Self {
+        // A statement's read before its own write in one instance is not a
+        // dependence between two instances.
+        let deps = dependences(&kernel)
+            .into_iter()
+            .filter(|d| {
+                !(d.source == d.sink && d.distances.iter().all(|x| *x == Distance::Exact(0)))
+            })
+            .collect();
+        let dims = kernel
+            .statements
+            .iter()
+            .enumerate()
+            .flat_map(|(s, statement)| {
+                statement.loops.iter().flat_map(move |&l| {
+                    [true, false].map(|tile| Dimension {
+                        statement: StatementId(s),
+                        loop_id: l,
+                        tile,
+                    })
+                })
+            })
+            .collect();
+        KernelHost {
+            fusion: Arc::new(Fusion::of(&kernel)),
+            kernel: Arc::new(kernel),
+            deps: Arc::new(deps),
+            dims: Arc::new(dims),
+        }
+    }
+
+    /// The kernel as read.
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The dependences between two instances (a statement's read before
+    /// its own write in one instance is not one).
+    pub fn dependences(&self) -> &[Dependence] {
+        &self.deps
+    }
+
+    /// The object of a statement, by its index in textual order.
+    pub fn inst(&self, statement: usize) -> StatementsId {
+        StatementsId(statement as u32)
+    }
+
+    /// Every object of `Statements`: statements, then dimensions.
+    pub fn object_count(&self) -> usize {
+        self.kernel.statements.len() + self.dims.len()
+    }
+
+    /// What a dimension object is; `None` for a statement.
+    pub fn dimension(&self, d: StatementsId) -> Option<Dimension> {
+        let offset = (d.0 as usize).checked_sub(self.kernel.statements.len())?;
+        self.dims.get(offset).copied()
+    }
+
+    /// The object of a dimension.
+    pub fn dim(&self, dimension: Dimension) -> Option<StatementsId> {
+        self.dims
+            .iter()
+            .position(|x| *x == dimension)
+            .map(|i| StatementsId((self.kernel.statements.len() + i) as u32))
+    }
+
+    /// The dimensions of a C loop, one tile and one point per statement
+    /// inside it (merged in the original program).
+    pub fn loop_dims(&self, l: LoopId) -> Vec<StatementsId> {
+        (0..self.dims.len())
+            .filter(|&i| self.dims[i].loop_id == l)
+            .map(|i| StatementsId((self.kernel.statements.len() + i) as u32))
+            .collect()
+    }
+
+    /// The point dimension of a loop around its first statement (every
+    /// statement's in the original program, being merged).
+    pub fn point(&self, l: LoopId) -> Option<StatementsId> {
+        self.loop_dims(l)
+            .into_iter()
+            .find(|&d| self.dimension(d).is_some_and(|x| !x.tile))
+    }
+
+    fn statement(&self, i: StatementsId) -> Option<usize> {
+        ((i.0 as usize) < self.kernel.statements.len()).then_some(i.0 as usize)
+    }
+
+    /// For a dependence of a statement on itself, the position of a
+    /// dimension's loop among its loops, and whether it is a tile.
+    fn position(&self, dep: DepsId, d: StatementsId) -> Option<(&Dependence, usize, bool)> {
+        let dependence = self.deps.get(dep.0 as usize)?;
+        let dimension = self.dimension(d)?;
+        if dimension.statement != dependence.source || dependence.source != dependence.sink {
+            return None;
+        }
+        let position = dependence
+            .loops
+            .iter()
+            .position(|x| *x == dimension.loop_id)?;
+        Some((dependence, position, dimension.tile))
+    }
+
+    /// For a dependence between two statements, the position of the pair
+    /// of `d` (a dimension of its source) and `f` (one of its sink, the
+    /// same part) among its distances, and whether they are tiles.
+    fn pair(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+        f: StatementsId,
+    ) -> Option<(&Dependence, usize, bool)> {
+        let dependence = self.deps.get(dep.0 as usize)?;
+        let (a, b) = (self.dimension(d)?, self.dimension(f)?);
+        if dependence.source == dependence.sink
+            || a.statement != dependence.source
+            || b.statement != dependence.sink
+            || a.tile != b.tile
+        {
+            return None;
+        }
+        let position = if a.loop_id == b.loop_id {
+            dependence.loops.iter().position(|x| *x == a.loop_id)?
+        } else {
+            dependence.loops.len()
+                + dependence
+                    .aligned
+                    .iter()
+                    .position(|&pair| pair == (a.loop_id, b.loop_id))?
+        };
+        Some((dependence, position, a.tile))
+    }
+
+    /// Whether loop `outer` encloses loop `inner` (or is it).
+    fn loop_encloses(&self, outer: LoopId, inner: LoopId) -> bool {
+        std::iter::successors(Some(inner), |l| self.kernel.loops[l.0].parent).any(|l| l == outer)
+    }
+
+    /// The value of `order(a, b)` in the original program, strip-mined
+    /// with every tile just outside its point dimension and the dimensions
+    /// of one loop merged across its statements.
+    pub fn original_order(&self, a: StatementsId, b: StatementsId) -> u64 {
+        let start = |x: StatementsId| match (self.statement(x), self.dimension(x)) {
+            (Some(s), _) => self.kernel.statements[s].span.start,
+            (_, Some(d)) => self.kernel.loops[d.loop_id.0].span.start,
+            _ => 0,
+        };
+        let textual = if start(a) < start(b) {
+            order::BEFORE
+        } else {
+            order::AFTER
+        };
+        match (
+            self.dimension(a),
+            self.dimension(b),
+            self.statement(a),
+            self.statement(b),
+        ) {
+            (Some(da), Some(db), _, _) if da.loop_id == db.loop_id => match (da.tile, db.tile) {
+                (true, false) => order::OUTER,
+                (false, true) => order::INNER,
+                _ => order::MERGED,
+            },
+            (Some(da), Some(db), _, _) => {
+                if self.loop_encloses(da.loop_id, db.loop_id) {
+                    order::OUTER
+                } else if self.loop_encloses(db.loop_id, da.loop_id) {
+                    order::INNER
+                } else {
+                    textual
+                }
+            }
+            (Some(d), _, _, Some(s)) => {
+                if self.kernel.statements[s].loops.contains(&d.loop_id) {
+                    order::OUTER
+                } else {
+                    textual
+                }
+            }
+            (_, Some(d), Some(s), _) => {
+                if self.kernel.statements[s].loops.contains(&d.loop_id) {
+                    order::INNER
+                } else {
+                    textual
+                }
+            }
+            _ => textual,
+        }
+    }
+
+    /// `order(...) = VALUE` decisions that fix the original program's
+    /// order, for `commute_runtime::fix::apply_fixes`.
+    pub fn original_schedule(&self) -> Vec<String> {
+        let count = self.object_count();
+        let mut fixes = Vec::new();
+        for a in 0..count as u32 {
+            for b in a + 1..count as u32 {
+                let value = self.original_order(StatementsId(a), StatementsId(b));
+                let name = ["BEFORE", "AFTER", "INNER", "OUTER", "MERGED"]
+                    [value.trailing_zeros() as usize];
+                fixes.push(format!("order({a}, {b}) = {name}"));
+            }
+        }
+        fixes
+    }
+}
+
+impl Host for KernelHost {
+    fn statements(&self) -> Vec<StatementsId> {
+        (0..self.object_count() as u32).map(StatementsId).collect()
+    }
+
+    fn insts(&self) -> Vec<StatementsId> {
+        (0..self.kernel.statements.len() as u32)
+            .map(StatementsId)
+            .collect()
+    }
+
+    fn dims(&self) -> Vec<StatementsId> {
+        (self.kernel.statements.len() as u32..self.object_count() as u32)
+            .map(StatementsId)
+            .collect()
+    }
+
+    fn deps(&self) -> Vec<DepsId> {
+        (0..self.deps.len() as u32).map(DepsId).collect()
+    }
+
+    fn tile_of(&self, d: StatementsId, p: StatementsId) -> bool {
+        matches!((self.dimension(d), self.dimension(p)),
+            (Some(t), Some(p)) if t.tile && !p.tile && t.loop_id == p.loop_id && t.statement == p.statement)
+    }
+
+    fn is_tile(&self, d: StatementsId) -> bool {
+        self.dimension(d).is_some_and(|d| d.tile)
+    }
+
+    fn encloses(&self, d: StatementsId, i: StatementsId) -> bool {
+        matches!((self.dimension(d), self.statement(i)), (Some(d), Some(s)) if d.statement.0 == s)
+    }
+
+    fn in_loop(&self, d: StatementsId, i: StatementsId) -> bool {
+        match (self.dimension(d), self.statement(i)) {
+            (Some(d), Some(s)) => {
+                d.statement.0 == s
+                    || self.kernel.statements[s].loops.iter().any(|&l| {
+                        self.fusion
+                            .may_merge((d.statement, d.loop_id), (StatementId(s), l))
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    fn counterpart(&self, a: StatementsId, b: StatementsId) -> bool {
+        matches!((self.dimension(a), self.dimension(b)),
+            (Some(a), Some(b)) if a.tile == b.tile
+                && self.fusion.may_merge((a.statement, a.loop_id), (b.statement, b.loop_id)))
+    }
+
+    fn possible_sizes(&self, d: StatementsId) -> Vec<i64> {
+        match self.dimension(d) {
+            Some(Dimension { loop_id: l, .. }) => {
+                let lp = &self.kernel.loops[l.0];
+                // A constant extent bounds the useful sizes.
+                let extent = lp
+                    .upper
+                    .as_constant()
+                    .zip(lp.lower.as_constant())
+                    .map(|(u, l)| u - l);
+                TILE_SIZES
+                    .iter()
+                    .copied()
+                    .filter(|&s| s == 1 || extent.is_none_or(|e| s < e))
+                    .collect()
+            }
+            _ => vec![1],
+        }
+    }
+
+    fn between(&self, dep: DepsId, s: StatementsId, t: StatementsId) -> bool {
+        self.deps
+            .get(dep.0 as usize)
+            .is_some_and(|d| d.source.0 == s.0 as usize && d.sink.0 == t.0 as usize && s != t)
+    }
+
+    fn surely_positive(&self, dep: DepsId, d: StatementsId) -> bool {
+        // A tile dimension's distance may be 0 even when the loop's is
+        // positive; the point dimension then carries the dependence, and
+        // when the point's distance is negative the tile outside it does.
+        self.position(dep, d)
+            .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
+    }
+
+    fn guards(&self, dep: DepsId, e: StatementsId, d: StatementsId) -> bool {
+        match (self.position(dep, e), self.position(dep, d)) {
+            (Some((dependence, pe, _)), Some((_, pd, _))) => {
+                pe < pd && dependence.maybe_negative_at(pd) && dependence.maybe_nonzero_at(pe)
+            }
+            _ => false,
+        }
+    }
+
+    fn pair_positive(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        // A tile pair's distance may be 0 where its points' is positive.
+        self.pair(dep, d, f)
+            .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
+    }
+
+    fn may_carry(&self, dep: DepsId, e: StatementsId) -> bool {
+        self.dims()
+            .into_iter()
+            .any(|g| self.pair_positive(dep, e, g))
+    }
+
+    fn pair_negative(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.pair(dep, d, f)
+            .is_some_and(|(dependence, p, _)| dependence.maybe_negative_at(p))
+    }
+
+    fn pair_nonzero(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.pair(dep, d, f)
+            .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
+    }
+
+    fn maybe_nonzero(&self, dep: DepsId, d: StatementsId) -> bool {
+        self.position(dep, d)
+            .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
+    }
+
+    fn coupled(&self, d: StatementsId, e: StatementsId) -> bool {
+        match (self.dimension(d), self.dimension(e)) {
+            (Some(d), Some(e)) if d.statement == e.statement && d.loop_id != e.loop_id => {
+                let loops = self.kernel.loops_of(d.statement);
+                // The loops reached from d's through bounds, either way.
+                let reads = |a: LoopId, b: LoopId| {
+                    let lp = &self.kernel.loops[a.0];
+                    let variable = Variable::Iterator(b);
+                    lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
+                };
+                let mut reached = vec![d.loop_id];
+                let mut changed = true;
+                while changed {
+                    changed = false;
+                    for &l in loops {
+                        if !reached.contains(&l)
+                            && reached.iter().any(|&r| reads(l, r) || reads(r, l))
+                        {
+                            reached.push(l);
+                            changed = true;
+                        }
+                    }
+                }
+                reached.contains(&e.loop_id)
+            }
+            _ => false,
+        }
+    }
+
+    fn vectorizable(&self, d: StatementsId) -> bool {
+        // The point dimension of an innermost loop, or of a loop whose
+        // iterator indexes the last subscript of one of the statement's
+        // accesses (contiguous once innermost, which the rules require).
+        match self.dimension(d) {
+            Some(Dimension {
+                statement,
+                loop_id: l,
+                tile: false,
+            }) => {
+                let statement = &self.kernel.statements[statement.0];
+                let innermost = !self.kernel.loops.iter().any(|x| x.parent == Some(l));
+                let contiguous = std::iter::once(&statement.write)
+                    .chain(&statement.reads)
+                    .filter_map(|a| a.subscripts.last())
+                    .any(|s| s.coefficient(Variable::Iterator(l)) != 0);
+                innermost || contiguous
+            }
+            _ => false,
+        }
+    }
+}

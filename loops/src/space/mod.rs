@@ -1,0 +1,21 @@
+//! The loop-transformation space of a kernel: the tables and host trait
+//! generated from `loops/loops.space` (decisions: `order`, `dim_kind`,
+//! `tile_size`; legality from the dependences' per-dimension signs), the
+//! kernel as its host ([`host`]), the names people give its objects
+//! ([`names`], for `--fix` and reports), completion of a partly decided
+//! candidate with the original program's values ([`complete`]), and the
+//! order in which decisions are taken ([`DECISION_PRIORITY`]).
+
+pub mod complete;
+pub mod host;
+pub mod names;
+
+include!(concat!(env!("OUT_DIR"), "/loops.rs"));
+
+/// The space's source file, from the root of the repository.
+pub const SOURCE_FILE: &str = "loops/loops/loops.space";
+
+/// The order in which searches, `commute show` and the benches take the
+/// space's decisions: the loop structure first, then how each loop runs,
+/// then tile sizes.
+pub const DECISION_PRIORITY: [u16; 3] = [order::CHOICE, dim_kind::CHOICE, tile_size::CHOICE];

@@ -1,0 +1,70 @@
+//! A kernel loaded for tuning or lowering: the C file read, its host, and
+//! the space's root with the fixed decisions applied.
+
+use std::path::PathBuf;
+
+use commute_runtime::fix::read_fix_file;
+use commute_runtime::Candidate;
+
+use super::options::KernelOptions;
+use crate::fingerprint::fingerprint;
+use crate::frontend::read_kernel_file;
+use crate::space::host::KernelHost;
+use crate::space::names::{apply_named_fixes, Names};
+use crate::space::Backbone;
+
+/// A candidate of a kernel's loop space.
+pub type LoopCandidate = Candidate<Backbone<KernelHost>>;
+
+/// The kernel read, its host, and the root candidate with the fixed
+/// decisions applied.
+pub struct LoadedKernel {
+    /// The C file, as given.
+    pub path: PathBuf,
+    /// The kernel as the space's host.
+    pub host: KernelHost,
+    /// Names of the space's objects, for fixed decisions and reports.
+    pub names: Names,
+    /// The space's root with the fixed decisions applied.
+    pub root: LoopCandidate,
+    /// The space's root before them.
+    pub unfixed: LoopCandidate,
+    /// The fixed decisions, from the options then the fix file.
+    pub fixes: Vec<String>,
+}
+
+impl LoadedKernel {
+    /// Reads the kernel and applies the fixed decisions; errors name the
+    /// file, or the decision and why it cannot be taken.
+    pub fn load(options: &KernelOptions) -> Result<LoadedKernel, String> {
+        let path = options.kernel.clone();
+        let host = KernelHost::new(read_kernel_file(&path)?);
+        let mut root = Candidate::new_explained(Backbone(host.clone()))
+            .map_err(|e| format!("{}: the loop space has no candidate: {e}", path.display()))?;
+        let mut fixes = options.fixes.clone();
+        if let Some(file) = &options.fix_file {
+            fixes.extend(
+                read_fix_file(file)
+                    .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?,
+            );
+        }
+        let unfixed = root.clone().without_explanations();
+        apply_named_fixes(&host, &mut root, &fixes)?;
+        let names = Names::new(&host);
+        Ok(LoadedKernel {
+            path,
+            host,
+            names,
+            root,
+            unfixed,
+            fixes,
+        })
+    }
+
+    /// A hash of the kernel's source and of every instance's values at the
+    /// root: a journal is resumed only against the same kernel and the
+    /// same version of the space (decisions are stored as value bits).
+    pub fn fingerprint(&self) -> String {
+        fingerprint(self.host.kernel().source.as_bytes(), &self.root)
+    }
+}

@@ -1,0 +1,148 @@
+//! Lowering a leaf of a kernel's space to C: the schedule it describes,
+//! written with directives or as explicit code, with a comment listing the
+//! decisions that differ from the original program (those a person would
+//! give `commute lower` to get it back).
+
+use commute_runtime::{Action, Domain, InstanceId};
+
+use super::kernel::{LoadedKernel, LoopCandidate};
+use super::options::{Emit, LowerOptions};
+use crate::emit::directives::directive_code;
+use crate::emit::explicit::explicit_code;
+use crate::frontend::Kernel;
+use crate::lowering::schedule::Schedule;
+use crate::space::complete::{complete_with_original, original_value};
+use crate::space::{dim_kind, order, tile_size, StatementsId};
+
+/// The form a candidate was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// OpenMP 6.0 directives on the user's loops.
+    Directives,
+    /// Explicit loops.
+    Code,
+}
+
+/// One candidate written as C by [`lower`].
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// The whole C file.
+    pub code: String,
+    /// How it is written.
+    pub form: Form,
+    /// The loop nest, one loop per line, for people.
+    pub outline: String,
+}
+
+/// `commute lower`: the fixed decisions completed as in the original
+/// program, written as C. Without a compiler to ask, `Emit::Auto` writes
+/// directives where it can.
+pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
+    let loaded = LoadedKernel::load(&options.kernel)?;
+    let leaf = complete_with_original(&loaded.host, &loaded.root)?;
+    let (schedule, code, form) = lower_leaf(&loaded, &leaf, options.emit, true)?;
+    Ok(Lowered {
+        code,
+        form,
+        outline: schedule.outline(loaded.host.kernel()),
+    })
+}
+
+/// The candidate written as C in the form `emit` asks for (`directives`:
+/// whether the compiler takes OpenMP 6.0 loop directives), with its
+/// decisions in a comment.
+pub(super) fn lower_leaf(
+    loaded: &LoadedKernel,
+    leaf: &LoopCandidate,
+    emit: Emit,
+    directives: bool,
+) -> Result<(Schedule, String, Form), String> {
+    let schedule = Schedule::from_candidate(&loaded.host, leaf).map_err(|e| e.to_string())?;
+    let mut comment = vec![format!(
+        "decisions that differ from the original program ({}):",
+        loaded.path.display()
+    )];
+    let changed = differences(loaded, leaf);
+    if changed.is_empty() {
+        comment.push("  none".to_string());
+    }
+    comment.extend(changed.into_iter().map(|d| format!("  {d}")));
+    let kernel = loaded.host.kernel();
+    let (code, form) = match (emit, directives) {
+        (Emit::Directives, _) => (
+            directive_code(kernel, &schedule, &comment)
+                .map_err(|e| format!("not expressible with directives: {e}"))?,
+            Form::Directives,
+        ),
+        (Emit::Auto, true) => match directive_code(kernel, &schedule, &comment) {
+            Ok(code) => (code, Form::Directives),
+            Err(_) => (explicit(kernel, &schedule, &comment)?, Form::Code),
+        },
+        (Emit::Auto, false) | (Emit::Code, _) => {
+            (explicit(kernel, &schedule, &comment)?, Form::Code)
+        }
+    };
+    Ok((schedule, code, form))
+}
+
+fn explicit(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> Result<String, String> {
+    explicit_code(kernel, schedule, comment).map_err(|e| format!("cannot write the loops: {e}"))
+}
+
+/// The decisions of a leaf that differ from the original program's, for
+/// people: only those the earlier ones do not imply, so that, given to
+/// `commute lower` as fixed decisions (the rest completed as in the
+/// original program), they give the leaf back.
+pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<String> {
+    let mut changed = Vec::new();
+    let decisions = [order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE];
+    for instance in leaf.instances(&decisions) {
+        // The other choices (`carries`) follow from these.
+        if !decisions.contains(&instance.choice) {
+            continue;
+        }
+        let Some(action) = single_action(leaf, &instance) else {
+            continue;
+        };
+        // A tile dimension's size is its point's.
+        let tile = |o: u32| {
+            loaded
+                .host
+                .dimension(StatementsId(o))
+                .is_some_and(|d| d.tile)
+        };
+        if instance.choice == tile_size::CHOICE && instance.objects.iter().any(|&o| tile(o)) {
+            continue;
+        }
+        if action.values != original_value(&loaded.host, leaf, &instance) {
+            changed.push(action);
+        }
+    }
+    let mut replayed = loaded.unfixed.clone();
+    let mut needed = Vec::new();
+    for action in &changed {
+        let instance = action.instance();
+        if single_action(&replayed, &instance).is_some_and(|a| a.values == action.values) {
+            continue;
+        }
+        if replayed.apply(action).is_err() {
+            // Cannot happen for a leaf of the same root; say everything.
+            return loaded.names.summarize(leaf, &changed);
+        }
+        needed.push(action.clone());
+    }
+    loaded.names.summarize(leaf, &needed)
+}
+
+fn single_action(leaf: &LoopCandidate, instance: &InstanceId) -> Option<Action> {
+    let values = match leaf.domain(instance)? {
+        Domain::Enum(mask) => mask,
+        Domain::Integer { mask, .. } => mask,
+        Domain::Counter { .. } => return None,
+    };
+    (values.count_ones() == 1).then(|| Action {
+        choice: instance.choice,
+        objects: instance.objects.clone(),
+        values,
+    })
+}

@@ -1,0 +1,283 @@
+//! The tuning pipeline, as library calls: [`tune`] searches the loop space
+//! of a C kernel, compiles and times candidates, checks each against the
+//! original program and writes the fastest verified one; [`lower`] writes
+//! one candidate, given by fixed decisions, without searching.
+//!
+//! Both take option structs ([`TuneOptions`], [`LowerOptions`]) and return
+//! what they found; while it runs, `tune` reports through a
+//! [`TuneProgress`]. Printing is the caller's.
+
+mod evaluator;
+mod kernel;
+mod lower;
+mod options;
+mod progress;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use commute_runtime::search::journal::{Header, Journal, Replay};
+use commute_runtime::search::{
+    mcts, run_exhaustive, run_greedy, run_random, Budget, Evaluation, Harness as SearchHarness,
+    MctsConfig, NoBound, SearchConfig, Status, StopReason,
+};
+
+pub use evaluator::Best;
+pub use kernel::{LoadedKernel, LoopCandidate};
+pub use lower::{lower, Form, Lowered};
+pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
+pub use progress::{SearchStatus, TuneProgress};
+
+use crate::emit::explicit::reference_code;
+use crate::harness::{Compiler, Harness, HarnessConfig, TimePattern};
+use crate::space::complete::complete_with_original;
+use crate::space::DECISION_PRIORITY;
+use evaluator::KernelEvaluator;
+
+/// What a tuning run found.
+#[derive(Clone, Debug)]
+pub struct TuneReport {
+    /// The kernel's C file, as given.
+    pub kernel: PathBuf,
+    /// The search's name (`mcts`, `random`, ...).
+    pub search: String,
+    /// The search's seed.
+    pub seed: u64,
+    /// Why the search stopped.
+    pub stop: StopReason,
+    /// Evaluations of the search, replayed ones included.
+    pub evaluations: usize,
+    /// Evaluations replayed from the journal.
+    pub replayed: usize,
+    /// Candidates that could not be lowered, built or run.
+    pub failures: usize,
+    /// Candidates that computed other values than the original program.
+    pub wrong: usize,
+    /// The unmodified program's time, in seconds.
+    pub reference_seconds: f64,
+    /// The fastest verified candidate, if any was measured.
+    pub best: Option<Best>,
+    /// Where the best candidate was written (when there is one).
+    pub output: PathBuf,
+    /// Candidates written with directives, and as explicit code.
+    pub forms: (usize, usize),
+    /// The build directories' parent, where wrong candidates are kept.
+    pub work_dir: PathBuf,
+    /// The journal of the search.
+    pub journal: PathBuf,
+}
+
+/// `commute tune`: builds and times the reference program, measures the
+/// original nest lowered (and, on resuming, the best recorded candidate
+/// again), runs the search, and writes the best verified candidate to the
+/// output file. Errors stop the run before or outside the search (no
+/// compiler, a reference that does not build, an unwritable file).
+pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<TuneReport, String> {
+    let loaded = LoadedKernel::load(&options.kernel)?;
+    let stem = loaded
+        .path
+        .file_stem()
+        .map_or("kernel".to_string(), |s| s.to_string_lossy().into_owned());
+    let work_dir = options
+        .work_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("commute-out").join(&stem));
+    std::fs::create_dir_all(&work_dir)
+        .map_err(|e| format!("cannot create `{}`: {e}", work_dir.display()))?;
+    let compiler = Compiler::detect(options.cc.as_deref()).map_err(|e| e.to_string())?;
+    let directives = compiler.supports_loop_directives();
+    let emit = options.emit.describe(directives)?;
+    progress.note(&format!(
+        "compiler: {} ({}); candidates as {emit}",
+        compiler.path.display(),
+        compiler.version_line
+    ));
+    let config = harness_config(options, compiler, &loaded.path, &work_dir);
+    let threads = config.threads;
+    let flags = config.cflags.join(" ");
+    progress.note(&format!(
+        "reference: building and timing the unmodified program ({flags}, {threads} threads)"
+    ));
+    let harness =
+        Harness::new(config, &reference_code(loaded.host.kernel())).map_err(|e| e.to_string())?;
+    let reference_seconds = harness.reference_seconds();
+    progress.note(&format!("reference: {reference_seconds:.6} s"));
+
+    let budget = match (options.budget, options.time_budget, options.search) {
+        (None, None, Strategy::Exhaustive) => None,
+        (None, None, _) => Some(100),
+        (b, _, _) => b,
+    };
+    let config = SearchConfig {
+        seed: options.seed,
+        budget: Budget {
+            evaluations: budget,
+            time: options.time_budget.map(Duration::from_secs_f64),
+        },
+        priority: DECISION_PRIORITY.to_vec(),
+    };
+    let search_name = format!("{:?}", options.search).to_lowercase();
+    let header = Header::new(
+        format!("loops:{}", loaded.path.display()),
+        search_name.clone(),
+        options.seed,
+        serde_json::json!({
+            "fixes": loaded.fixes,
+            "cflags": flags,
+            "threads": threads,
+            "space": loaded.fingerprint(),
+        }),
+    );
+    let journal_path = options
+        .journal
+        .clone()
+        .unwrap_or_else(|| work_dir.join("journal.jsonl"));
+    let (mut journal, replay) = if options.resume {
+        let (recorded_header, recorded, journal) =
+            Journal::open_for_resume(&journal_path).map_err(|e| e.to_string())?;
+        if let Some(why) = recorded_header.mismatch(&header) {
+            return Err(format!("cannot resume `{}`: {why}", journal_path.display()));
+        }
+        progress.note(&format!(
+            "resuming {} evaluations from {}",
+            recorded.len(),
+            journal_path.display()
+        ));
+        (journal, Some(Replay::new(recorded)))
+    } else {
+        (
+            Journal::create(&journal_path, &header)
+                .map_err(|e| format!("cannot write `{}`: {e}", journal_path.display()))?,
+            None,
+        )
+    };
+    let mut evaluator = KernelEvaluator {
+        loaded: &loaded,
+        harness,
+        reference_seconds,
+        best: None,
+        evaluations: 0,
+        failures: 0,
+        wrong: 0,
+        budget,
+        time_budget: options.time_budget,
+        started: Instant::now(),
+        work_dir: work_dir.clone(),
+        emit: options.emit,
+        directives,
+        forms: (0, 0),
+        progress,
+    };
+    // The original nest, lowered, is measured first: the search's result is
+    // never slower than the program as written.
+    let original = complete_with_original(&loaded.host, &loaded.root)?;
+    let (outcome, note) = evaluator.measure(&original, None);
+    evaluator.progress.note(&format!(
+        "the original loop nest (with the fixed decisions), lowered: {note}"
+    ));
+    if outcome.status != Status::Ok {
+        evaluator
+            .progress
+            .note("warning: it does not measure; the search goes on");
+    }
+    // Replayed evaluations are not run again, so the best of them is, once:
+    // it competes with what the search finds now.
+    if let Some(recorded) = replay.as_ref().and_then(|r| best_recorded(r.evaluations())) {
+        let mut leaf = loaded.root.clone().without_explanations();
+        let note = match recorded.path.iter().try_for_each(|action| leaf.apply(action)) {
+            Ok(()) if leaf.is_complete() => {
+                let (_, note) = evaluator.measure(&leaf, Some(recorded.index));
+                format!(
+                    "the best recorded candidate (evaluation {}), measured again: {note}",
+                    recorded.index + 1
+                )
+            }
+            _ => format!(
+                "warning: the best recorded candidate (evaluation {}) is not a leaf of this space; it is left out",
+                recorded.index + 1
+            ),
+        };
+        evaluator.progress.note(&note);
+    }
+    let mut search = SearchHarness::new(&mut evaluator, &config).with_journal(&mut journal);
+    if let Some(replay) = replay {
+        search = search.with_replay(replay);
+    }
+    let root = &loaded.root.clone().without_explanations();
+    let result = match options.search {
+        Strategy::Mcts => mcts(root, search, &NoBound, &MctsConfig::default()),
+        Strategy::Random => run_random(root, search),
+        Strategy::Greedy => run_greedy(root, search, &NoBound, true),
+        Strategy::Exhaustive => run_exhaustive(root, search, &NoBound),
+    };
+    evaluator.progress.finished();
+    let _ = journal.sync();
+
+    let output = options
+        .output
+        .clone()
+        .unwrap_or_else(|| work_dir.join(format!("{stem}.tuned.c")));
+    if let Some(best) = &evaluator.best {
+        std::fs::write(&output, &best.source)
+            .map_err(|e| format!("cannot write `{}`: {e}", output.display()))?;
+    }
+    Ok(TuneReport {
+        kernel: loaded.path.clone(),
+        search: search_name,
+        seed: options.seed,
+        stop: result.stop,
+        evaluations: result.evaluations.len(),
+        replayed: result.replayed,
+        failures: evaluator.failures,
+        wrong: evaluator.wrong,
+        reference_seconds,
+        best: evaluator.best,
+        output,
+        forms: evaluator.forms,
+        work_dir,
+        journal: journal_path,
+    })
+}
+
+/// The harness's configuration from the options: the compiler, flags, the
+/// kernel's directory for its includes, threads, runs, timeouts and where
+/// the time is read.
+fn harness_config(
+    options: &TuneOptions,
+    compiler: Compiler,
+    kernel: &Path,
+    work_dir: &Path,
+) -> HarnessConfig {
+    let mut config = HarnessConfig::new(compiler, work_dir.join("builds"));
+    if !options.cflags.is_empty() {
+        config.cflags = options.cflags.clone();
+    }
+    if let Some(dir) = kernel.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        config.include_dirs.push(dir.to_path_buf());
+    }
+    if let Some(threads) = options.threads {
+        config.threads = threads.max(1);
+    }
+    config.runs = options.runs.max(1);
+    config.compile_timeout = Duration::from_secs_f64(options.compile_timeout.max(0.1));
+    config.run_timeout_floor = Duration::from_secs_f64(options.run_timeout.max(0.1));
+    if let Some(prefix) = &options.time_prefix {
+        config.time_pattern = TimePattern::Prefix(prefix.clone());
+    }
+    config
+}
+
+/// The fastest successful evaluation of a journal.
+fn best_recorded(evaluations: &[Evaluation]) -> Option<&Evaluation> {
+    evaluations
+        .iter()
+        .filter(|e| e.status == Status::Ok)
+        .filter_map(|e| e.value.map(|v| (v, e)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, e)| e)
+}

@@ -1,0 +1,141 @@
+//! What `commute tune` and `commute lower` are asked: the kernel and its
+//! fixed decisions, the search, the compiler, timeouts and outputs. The
+//! structs derive clap's `Args`, so that the command line and the library
+//! share one description of each option.
+
+use std::path::PathBuf;
+
+/// The search that picks candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// Monte Carlo tree search with threshold ascent (TAG).
+    Mcts,
+    /// Uniform random descents.
+    Random,
+    /// Greedy by evaluation of one random completion per child.
+    Greedy,
+    /// Every candidate, in order.
+    Exhaustive,
+}
+
+/// How candidates are written out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// The user's loops with OpenMP 6.0 directives (`tile`, `interchange`,
+    /// `unroll partial`, `parallel for`, `simd`) inserted; candidates that
+    /// directives cannot express fail. Needs clang 20 or later.
+    Directives,
+    /// Plain C loops with `omp parallel for` / `omp simd`: any candidate,
+    /// any compiler.
+    Code,
+    /// Directives when the compiler takes them and the candidate keeps the
+    /// original loop structure, else explicit code.
+    Auto,
+}
+
+impl Emit {
+    /// What to say about the chosen form, or why it cannot be used.
+    pub(super) fn describe(self, directives_supported: bool) -> Result<&'static str, String> {
+        match (self, directives_supported) {
+            (Emit::Directives, false) => Err(
+                "--emit directives needs clang 20 or later (OpenMP 6.0 loop transformations); give one with --cc, or use --emit code".into(),
+            ),
+            (Emit::Directives, true) => Ok("OpenMP 6.0 directives on the original loops (candidates they cannot express fail)"),
+            (Emit::Auto, true) => Ok("OpenMP 6.0 directives where the candidate keeps the original loops, explicit code otherwise"),
+            (Emit::Auto, false) | (Emit::Code, _) => Ok("explicit code (plain loops, omp parallel for / omp simd)"),
+        }
+    }
+}
+
+/// A kernel and the decisions fixed on it: what both commands read.
+#[derive(clap::Args)]
+pub struct KernelOptions {
+    /// A C file with its loop nest between `#pragma scop` and `#pragma
+    /// endscop`.
+    #[arg(value_name = "KERNEL.c")]
+    pub kernel: PathBuf,
+    /// A decision fixed upfront, objects named as `commute show` lists
+    /// them: `dim_kind(j) = PARALLEL`, `tile_size(k) = 32`,
+    /// `order(i, j) = OUTER` (repeatable).
+    #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE")]
+    pub fixes: Vec<String>,
+    /// A file of fixed decisions, one per line (`#` comments).
+    #[arg(long)]
+    pub fix_file: Option<PathBuf>,
+}
+
+/// `commute tune`'s options.
+#[derive(clap::Args)]
+pub struct TuneOptions {
+    /// The kernel and its fixed decisions.
+    #[command(flatten)]
+    pub kernel: KernelOptions,
+    /// Evaluations at most [default: 100, unless --time-budget is given].
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Seconds at most.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_budget: Option<f64>,
+    /// The search.
+    #[arg(long, value_enum, default_value_t = Strategy::Mcts)]
+    pub search: Strategy,
+    /// Seed of the search.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The C compiler [default: clang-22, -21, -20 or clang >= 20 if
+    /// found, else cc].
+    #[arg(long)]
+    pub cc: Option<String>,
+    /// How candidates are written out.
+    #[arg(long, value_enum, default_value_t = Emit::Auto)]
+    pub emit: Emit,
+    /// OMP_NUM_THREADS of every run [default: the cores available].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the best candidate [default:
+    /// commute-out/KERNEL/KERNEL.tuned.c].
+    #[arg(short, long, value_name = "OUT.c")]
+    pub output: Option<PathBuf>,
+    /// Build directories, journal and plot [default: commute-out/KERNEL].
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    /// The journal [default: WORK_DIR/journal.jsonl].
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+    /// Continue the search recorded in the journal without evaluating
+    /// its leaves again.
+    #[arg(long)]
+    pub resume: bool,
+    /// Timed runs per candidate after a warm-up (doubled under 50 ms).
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Seconds a compile may take.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub compile_timeout: f64,
+    /// A candidate's run is stopped after ten times the reference's
+    /// time, but never sooner than this many seconds.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    pub run_timeout: f64,
+    /// Read the time from the standard-output line starting with this
+    /// prefix [default: the last line that is a number, as PolyBench
+    /// prints with -DPOLYBENCH_TIME; else wall time].
+    #[arg(long, value_name = "PREFIX")]
+    pub time_prefix: Option<String>,
+    /// Flags for the compiler [default: -O3 -march=native].
+    #[arg(last = true, value_name = "CFLAGS")]
+    pub cflags: Vec<String>,
+}
+
+/// `commute lower`'s options.
+#[derive(clap::Args)]
+pub struct LowerOptions {
+    /// The kernel and its fixed decisions.
+    #[command(flatten)]
+    pub kernel: KernelOptions,
+    /// Where to write it [default: standard output].
+    #[arg(short, long, value_name = "OUT.c")]
+    pub output: Option<PathBuf>,
+    /// How the candidate is written out.
+    #[arg(long, value_enum, default_value_t = Emit::Auto)]
+    pub emit: Emit,
+}

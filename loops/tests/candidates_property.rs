@@ -1,0 +1,275 @@
+//! The loop space never changes a program's result: small random affine
+//! loop nests are generated as C, every fully decided candidate of their
+//! space is enumerated, and the reference interpreter runs each loop tree:
+//! the memory must equal the original program's, and no parallel or vector
+//! loop may race.
+
+use commute_loops::emit::interpret::{run, Memory, RunError};
+use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
+use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::Backbone;
+use commute_runtime::descent::{random_descent_backtracking, Descent};
+use commute_runtime::explore::enumerate;
+use commute_runtime::Candidate;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use random_nests::Style;
+
+mod random_nests;
+
+const LIMIT: usize = 100_000;
+/// Candidates enumerated per nest by default (`COMMUTE_PROPERTY_LEAVES`);
+/// as many random ones past that.
+const ENUMERATED: usize = 250;
+
+/// Small nests, at most two deep, on three 12 x 12 arrays.
+const STYLE: Style = Style {
+    iterators: &["i", "j"],
+    arrays: &["A", "B", "C"],
+    constant_subscript: 0.15,
+    constants: 4,
+    rich_subscripts: false,
+    nest: 0.6,
+    lower_outer: 0.0,
+    upper_outer: 0.2,
+    upper_symbolic: 0.0,
+    extents: (4, 9),
+    repeat_bounds: 0.4,
+    more: 0.5,
+    head: "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {\n  int i, j, k, l;",
+};
+
+fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The original program as a loop tree: every loop untiled, sequential,
+/// in its textual place.
+fn original_tree(kernel: &Kernel) -> Schedule {
+    fn children(kernel: &Kernel, parent: Option<LoopId>) -> Vec<Node> {
+        let mut items: Vec<(usize, Node)> = Vec::new();
+        for (l, lp) in kernel.loops.iter().enumerate() {
+            if lp.parent == parent {
+                items.push((
+                    lp.span.start,
+                    Node::Loop(TreeLoop {
+                        loops: vec![LoopId(l)],
+                        statements: (0..kernel.statements.len())
+                            .filter(|&s| kernel.statements[s].loops.contains(&LoopId(l)))
+                            .map(|s| (commute_loops::frontend::StatementId(s), LoopId(l)))
+                            .collect(),
+                        part: Part::Point,
+                        size: 1,
+                        kind: Kind::Sequential,
+                        body: children(kernel, Some(LoopId(l))),
+                    }),
+                ));
+            }
+        }
+        for (s, statement) in kernel.statements.iter().enumerate() {
+            if statement.loops.last().copied() == parent {
+                items.push((
+                    statement.span.start,
+                    Node::Statement(commute_loops::frontend::StatementId(s)),
+                ));
+            }
+        }
+        items.sort_by_key(|(start, _)| *start);
+        items.into_iter().map(|(_, node)| node).collect()
+    }
+    Schedule {
+        roots: children(kernel, None),
+    }
+}
+
+fn reference(kernel: &Kernel) -> Memory {
+    run(kernel, &original_tree(kernel), &[], LIMIT).expect("the original program runs")
+}
+
+#[test]
+fn every_candidate_of_random_nests_computes_the_original_memory() {
+    let cases: u64 = std::env::var("COMMUTE_PROPERTY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let per_nest: usize = std::env::var("COMMUTE_PROPERTY_LEAVES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ENUMERATED);
+    let mut leaves_checked = 0;
+    let mut transformed = 0;
+    // Tile loops, parallel, vector, unrolled and reversed loops seen, and
+    // candidates with a distributed loop, with two loops fused, with a
+    // loop outside one whose bounds read its iterator, with loops of
+    // different depths or bounds merged.
+    let mut features = [0usize; 9];
+    for seed in 0..cases {
+        let source = random_nests::program(&STYLE, seed);
+        let kernel = read_kernel("random.c", &source)
+            .unwrap_or_else(|e| panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"));
+        let expected = reference(&kernel);
+        let host = KernelHost::new(kernel.clone());
+        let enumeration = enumerate(&root(&host), &[], per_nest);
+        assert!(
+            !enumeration.leaves.is_empty(),
+            "seed {seed}: no candidate\n{source}"
+        );
+        // Spaces too large to enumerate: the enumeration's first leaves
+        // differ in their last decisions only, so random descents (with
+        // backtracking: a dead end is not a candidate) go along.
+        let mut leaves = enumeration.leaves;
+        if enumeration.truncated {
+            let mut rng = StdRng::seed_from_u64(seed);
+            leaves.extend((0..per_nest).filter_map(|_| {
+                match random_descent_backtracking(&root(&host), &[], &mut rng) {
+                    Descent::Leaf { leaf, .. } => Some(leaf),
+                    Descent::DeadEnd { .. } => None,
+                }
+            }));
+        }
+        let original = original_tree(&kernel);
+        for leaf in &leaves {
+            let schedule = Schedule::from_candidate(&host, leaf)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{source}"));
+            match run(&kernel, &schedule, &[], LIMIT) {
+                Ok(memory) => assert!(
+                    memory == expected,
+                    "seed {seed}: a candidate computes another result:\n{source}\n{}",
+                    schedule.outline(&kernel)
+                ),
+                Err(error) => panic!(
+                    "seed {seed}: {error:?}\n{source}\n{}",
+                    schedule.outline(&kernel)
+                ),
+            }
+            leaves_checked += 1;
+            transformed += usize::from(schedule != original);
+            let loops = schedule.loops();
+            let mut points: Vec<LoopId> = loops
+                .iter()
+                .filter(|l| l.part == Part::Point)
+                .map(|l| l.loops[0])
+                .collect();
+            let count = points.len();
+            points.sort();
+            points.dedup();
+            features[5] += usize::from(points.len() < count);
+            features[6] += usize::from(loops.iter().any(|l| l.loops.len() > 1));
+            features[8] += usize::from(loops.iter().any(|l| {
+                l.loops
+                    .iter()
+                    .any(|&a| l.loops.iter().any(|&b| a != b && !kernel.fusable(a, b)))
+            }));
+            features[7] += usize::from(triangular_interchanged(
+                &kernel,
+                &schedule.roots,
+                &mut Vec::new(),
+            ));
+            for l in loops {
+                let index = match (l.part, l.kind) {
+                    (Part::Tile, _) => 0,
+                    (_, Kind::Parallel) => 1,
+                    (_, Kind::Vector) => 2,
+                    (_, Kind::Unroll) => 3,
+                    (_, Kind::Reverse) => 4,
+                    _ => continue,
+                };
+                features[index] += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
+         tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
+         triangular interchanged, unequal loops fused candidates: {features:?}"
+    );
+    assert!(
+        transformed > leaves_checked / 2,
+        "the spaces are mostly the original program"
+    );
+    assert!(
+        features.iter().all(|&f| f > 0),
+        "every kind of transformation is exercised: {features:?}"
+    );
+}
+
+/// Whether a statement has a loop inside one of its loops that reads
+/// its iterator in its bounds: a triangular nest interchanged.
+fn triangular_interchanged(kernel: &Kernel, nodes: &[Node], outer: &mut Vec<Vec<LoopId>>) -> bool {
+    nodes.iter().any(|node| match node {
+        Node::Statement(s) => {
+            let own = kernel.loops_of(*s);
+            let mut path: Vec<LoopId> = Vec::new();
+            for merged in outer.iter() {
+                path.extend(merged.iter().filter(|l| own.contains(l)));
+            }
+            path.iter().enumerate().any(|(a, &l)| {
+                path[a + 1..].iter().any(|&inner| {
+                    let reads = |b: &Affine| b.coefficient(Variable::Iterator(inner)) != 0;
+                    reads(&kernel.loops[l.0].lower) || reads(&kernel.loops[l.0].upper)
+                })
+            })
+        }
+        Node::Loop(l) => {
+            outer.push(if l.part == Part::Point {
+                l.loops.clone()
+            } else {
+                Vec::new()
+            });
+            let found = triangular_interchanged(kernel, &l.body, outer);
+            outer.pop();
+            found
+        }
+    })
+}
+
+/// The interpreter itself can tell illegal loop trees apart.
+#[test]
+fn the_interpreter_sees_illegal_trees() {
+    let source = "double A[8][8];\nvoid kernel(void) {\n  int i, j;\n#pragma scop\n  for (i = 1; i < 6; i++) {\n    for (j = 0; j < 5; j++) {\n      A[i][j] = A[i - 1][j + 1] * 0.5;\n    }\n  }\n#pragma endscop\n}\n";
+    let kernel = read_kernel("stencil.c", source).expect("reads");
+    let expected = reference(&kernel);
+    // Interchanged: the (1, -1) dependence is reversed.
+    let statement = Node::Statement(commute_loops::frontend::StatementId(0));
+    let point = |l: usize, kind: Kind, body: Vec<Node>| {
+        Node::Loop(TreeLoop {
+            loops: vec![LoopId(l)],
+            statements: Vec::new(),
+            part: Part::Point,
+            size: 1,
+            kind,
+            body,
+        })
+    };
+    let interchanged = Schedule {
+        roots: vec![point(
+            1,
+            Kind::Sequential,
+            vec![point(0, Kind::Sequential, vec![statement.clone()])],
+        )],
+    };
+    let memory = run(&kernel, &interchanged, &[], LIMIT).expect("runs");
+    assert!(memory != expected, "the interchange must change the result");
+    // The outer loop in parallel: its iterations race on A.
+    let parallel = Schedule {
+        roots: vec![point(
+            0,
+            Kind::Parallel,
+            vec![point(1, Kind::Sequential, vec![statement.clone()])],
+        )],
+    };
+    assert!(matches!(
+        run(&kernel, &parallel, &[], LIMIT),
+        Err(RunError::Race { .. })
+    ));
+    // The inner loop in parallel is fine.
+    let inner = Schedule {
+        roots: vec![point(
+            0,
+            Kind::Sequential,
+            vec![point(1, Kind::Parallel, vec![statement])],
+        )],
+    };
+    assert_eq!(run(&kernel, &inner, &[], LIMIT).expect("runs"), expected);
+}

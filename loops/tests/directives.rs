@@ -1,0 +1,999 @@
+//! Candidates of the bundled examples lowered to the user's source with
+//! OpenMP 6.0 loop-transformation directives, compiled with clang (20 or
+//! later) and run at small sizes: each prints the same arrays as the
+//! original program, and so does the same candidate as explicit code built
+//! with the system C compiler. Without a clang that knows the directives
+//! the tests say so and pass, unless `COMMUTE_REQUIRE_CLANG=1`.
+
+mod common;
+use common::{examples_dir, SIZES};
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use commute_loops::emit::directives::{directive_code, NotExpressible};
+use commute_loops::emit::explicit::{explicit_code, reference_code};
+use commute_loops::frontend::{read_kernel, Kernel, LoopId, StatementId};
+use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use commute_loops::space::complete::complete_with_original;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::apply_named_fixes;
+use commute_loops::space::Backbone;
+use commute_runtime::descent::{random_descent_backtracking, Descent};
+use commute_runtime::fix::apply_fixes;
+use commute_runtime::Candidate;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A clang that accepts OpenMP 6.0 loop transformations: `clang-22`,
+/// `clang-21`, `clang-20`, or `clang` of major version 20 or later. None
+/// (with a note) when there is none, unless `COMMUTE_REQUIRE_CLANG=1`.
+fn require_clang() -> Option<String> {
+    let version = |program: &str| -> Option<u32> {
+        let output = Command::new(program).arg("--version").output().ok()?;
+        if !output.status.success() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let after = text.split("clang version ").nth(1)?;
+        after.split('.').next()?.trim().parse().ok()
+    };
+    for program in ["clang-22", "clang-21", "clang-20", "clang"] {
+        if version(program).is_some_and(|major| major >= 20) {
+            return Some(program.to_string());
+        }
+    }
+    if std::env::var("COMMUTE_REQUIRE_CLANG").is_ok_and(|v| v == "1") {
+        panic!(
+            "COMMUTE_REQUIRE_CLANG=1 but no clang-22, clang-21, clang-20 or clang >= 20 in PATH"
+        );
+    }
+    eprintln!(
+        "note: no clang >= 20 in PATH (clang-22, clang-21, clang-20, clang): \
+         the directive tests are skipped"
+    );
+    None
+}
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch("directives", name)
+}
+
+/// Runs a command with its output in files, killed after `limit`: its
+/// success, stdout and stderr.
+fn run_limited(
+    mut command: Command,
+    dir: &Path,
+    tag: &str,
+    limit: Duration,
+) -> (bool, String, String) {
+    let out_path = dir.join(format!("{tag}.stdout"));
+    let err_path = dir.join(format!("{tag}.stderr"));
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(File::create(&out_path).expect("stdout file"))
+        .stderr(File::create(&err_path).expect("stderr file"))
+        .spawn()
+        .expect("command starts");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("{command:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    (status.success(), read(&out_path), read(&err_path))
+}
+
+/// Compiles a program with `compiler` (clang: OpenMP 6.0) and runs it; its
+/// array dump (stderr).
+fn dump(compiler: &str, dir: &Path, name: &str, source: &str) -> String {
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(&c, source).expect("write");
+    let mut command = Command::new(compiler);
+    command.args([
+        "-O2",
+        "-fopenmp",
+        "-Werror=unknown-pragmas",
+        "-DPOLYBENCH_DUMP_ARRAYS",
+    ]);
+    if compiler.contains("clang") {
+        command.arg("-fopenmp-version=60");
+    }
+    command
+        .args(SIZES)
+        .arg("-I")
+        .arg(examples_dir())
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm");
+    let (ok, _, errors) = run_limited(command, dir, &format!("{name}-cc"), COMPILE_TIMEOUT);
+    assert!(
+        ok,
+        "{} does not compile with {compiler}:\n{errors}\n{source}",
+        c.display()
+    );
+    let mut command = Command::new(&exe);
+    command.env("OMP_NUM_THREADS", "3");
+    let (ok, _, output) = run_limited(command, dir, &format!("{name}-run"), RUN_TIMEOUT);
+    assert!(ok, "{} fails", exe.display());
+    output
+}
+
+/// The code with every statement replaced by a line on stderr naming it
+/// and its iterators' values; None when two statements with one text use
+/// different iterators (the text cannot tell them apart).
+fn traced(kernel: &Kernel, code: &str) -> Option<String> {
+    let mut replacements: Vec<(String, String, Vec<String>)> = Vec::new();
+    for (s, statement) in kernel.statements.iter().enumerate() {
+        let text = kernel.source[statement.span.clone()].trim().to_string();
+        let iterators: Vec<String> = statement
+            .loops
+            .iter()
+            .map(|l| kernel.loops[l.0].iterator.clone())
+            .collect();
+        match replacements.iter().find(|(t, _, _)| *t == text) {
+            Some((_, _, other)) if *other != iterators => return None,
+            Some(_) => continue,
+            None => {}
+        }
+        let format: String = iterators.iter().map(|_| " %d").collect();
+        let args: String = iterators.iter().map(|i| format!(", {i}")).collect();
+        let line = format!("fprintf(stderr, \"S{s}{format}\\n\"{args});");
+        replacements.push((text, line, iterators));
+    }
+    let mut out = code.to_string();
+    for (text, line, _) in &replacements {
+        out = out.replace(text.as_str(), line);
+    }
+    Some(out)
+}
+
+/// Whether the explicit code jams several statements in an unrolled loop
+/// (where the directive keeps their original order per iteration).
+fn jams_several(schedule: &Schedule) -> bool {
+    schedule
+        .loops()
+        .iter()
+        .any(|l| l.kind == Kind::Unroll && l.body.len() > 1)
+}
+
+/// Runs the statements' instances of the directive code (clang) and of the
+/// explicit code (cc) on one thread: the same instances in the same order.
+fn same_trace(
+    compiler: &str,
+    dir: &Path,
+    name: &str,
+    kernel: &Kernel,
+    schedule: &Schedule,
+    code: &str,
+) {
+    let Some(directives) = traced(kernel, code) else {
+        return;
+    };
+    let explicit = traced(
+        kernel,
+        &explicit_code(kernel, schedule, &[]).expect("bounds"),
+    )
+    .expect("traced");
+    let run = |compiler: &str, tag: &str, source: &str| {
+        let c = dir.join(format!("{name}-{tag}.c"));
+        let exe = dir.join(format!("{name}-{tag}"));
+        std::fs::write(&c, source).expect("write");
+        let mut command = Command::new(compiler);
+        command.args(["-O1", "-fopenmp", "-Werror=unknown-pragmas"]);
+        if compiler.contains("clang") {
+            command.arg("-fopenmp-version=60");
+        }
+        command
+            .args(SIZES)
+            .arg("-I")
+            .arg(examples_dir())
+            .arg(&c)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lm");
+        let (ok, _, errors) =
+            run_limited(command, dir, &format!("{name}-{tag}-cc"), COMPILE_TIMEOUT);
+        assert!(ok, "{} does not compile:\n{errors}\n{source}", c.display());
+        let mut command = Command::new(&exe);
+        command.env("OMP_NUM_THREADS", "1");
+        let (ok, _, trace) = run_limited(command, dir, &format!("{name}-{tag}-run"), RUN_TIMEOUT);
+        assert!(ok, "{} fails", exe.display());
+        trace
+    };
+    let mut a: Vec<String> = run(compiler, "trace-directives", &directives)
+        .lines()
+        .map(String::from)
+        .collect();
+    let mut b: Vec<String> = run("cc", "trace-explicit", &explicit)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert!(a.len() > 1, "{name}: no trace");
+    if jams_several(schedule) {
+        a.sort();
+        b.sort();
+    }
+    if a != b {
+        let at = a
+            .iter()
+            .zip(&b)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        panic!(
+            "{name}: the directive code runs the statements in another order than the schedule \
+             (first difference at instance {at}: {:?} against {:?})\n{}\n{code}",
+            a.get(at),
+            b.get(at),
+            schedule.outline(kernel)
+        );
+    }
+}
+
+fn host_of(example: &str) -> KernelHost {
+    let path = examples_dir().join(format!("{example}.c"));
+    let source = std::fs::read_to_string(&path).expect("read example");
+    KernelHost::new(read_kernel(&path.display().to_string(), &source).expect("reads"))
+}
+
+fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The candidate with `fixes` (by names) and the rest as in the original.
+fn named(host: &KernelHost, fixes: &[&str]) -> Schedule {
+    let mut candidate = root(host);
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
+    let complete = complete_with_original(host, &candidate).unwrap_or_else(|e| panic!("{e}"));
+    Schedule::from_candidate(host, &complete).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A candidate to build, the directive lines its source must hold.
+struct Case {
+    what: &'static str,
+    fixes: &'static [&'static str],
+    expect: &'static [&'static str],
+}
+
+/// Lowers each case both ways and compares the dumps with the references.
+fn check_cases(example: &str, cases: &[Case]) {
+    let Some(clang) = require_clang() else {
+        return;
+    };
+    let host = host_of(example);
+    let kernel = host.kernel();
+    let dir = scratch(example);
+    let reference = reference_code(kernel);
+    let clang_reference = dump(&clang, &dir, "reference-clang", &reference);
+    let cc_reference = dump("cc", &dir, "reference-cc", &reference);
+    assert!(clang_reference.contains("begin dump"), "{example}: no dump");
+    for (n, case) in cases.iter().enumerate() {
+        let schedule = named(&host, case.fixes);
+        let outline = schedule.outline(kernel);
+        let code = directive_code(kernel, &schedule, &[format!("case {}", case.what)])
+            .unwrap_or_else(|e| {
+                panic!("{example}, {}: not expressible: {e}\n{outline}", case.what)
+            });
+        let directives: Vec<&str> = code
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("#pragma omp"))
+            .collect();
+        if case.expect.is_empty() {
+            assert!(
+                directives.is_empty(),
+                "{example}, {}: unexpected directives {directives:?}",
+                case.what
+            );
+        }
+        for expected in case.expect {
+            assert!(
+                directives.contains(expected),
+                "{example}, {}: no `{expected}` among {directives:?}\n{outline}\n{code}",
+                case.what
+            );
+        }
+        let output = dump(&clang, &dir, &format!("directives{n}"), &code);
+        assert!(
+            output == clang_reference,
+            "{example}, {}: the directive code computes other arrays\n{outline}\n{code}",
+            case.what
+        );
+        same_trace(&clang, &dir, &format!("case{n}"), kernel, &schedule, &code);
+        let explicit =
+            explicit_code(kernel, &schedule, &[format!("case {}", case.what)]).expect("bounds");
+        let output = dump("cc", &dir, &format!("explicit{n}"), &explicit);
+        assert!(
+            output == cc_reference,
+            "{example}, {}: the explicit code computes other arrays\n{outline}\n{explicit}",
+            case.what
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_original_candidate_is_the_reference_with_a_comment() {
+    for example in [
+        "gemm",
+        "2mm",
+        "syrk",
+        "jacobi-2d",
+        "lu",
+        "atax",
+        "covariance",
+        "seidel-2d",
+    ] {
+        let host = host_of(example);
+        let schedule = named(&host, &[]);
+        let code = directive_code(host.kernel(), &schedule, &["a note */ here".to_string()])
+            .unwrap_or_else(|e| panic!("{example}: {e}"));
+        assert!(!code.contains("#pragma omp"), "{example}:\n{code}");
+        assert!(code.contains("/* a note * / here */"), "{example}:\n{code}");
+        let without: Vec<&str> = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("/* commute:") && !l.contains("a note"))
+            .collect();
+        let reference = reference_code(host.kernel());
+        assert_eq!(without, reference.lines().collect::<Vec<_>>(), "{example}");
+    }
+}
+
+#[test]
+fn gemm_candidates_compute_the_original_arrays() {
+    check_cases(
+        "gemm",
+        &[
+            Case {
+                what: "original",
+                fixes: &[],
+                expect: &[],
+            },
+            Case {
+                what: "tiled",
+                fixes: &[
+                    "tile_size(k) = 8",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, k) = OUTER",
+                ],
+                expect: &["#pragma omp tile sizes(8, 4)"],
+            },
+            Case {
+                what: "tiled i alone, its points inside j and k",
+                fixes: &["tile_size(i) = 4"],
+                expect: &["#pragma omp tile sizes(4)"],
+            },
+            Case {
+                what: "interchanged",
+                fixes: &["order(j#2, k) = OUTER"],
+                expect: &["#pragma omp interchange permutation(2, 1)"],
+            },
+            Case {
+                what: "tiled and interchanged",
+                fixes: &[
+                    "tile_size(k) = 8",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, k.tile) = OUTER",
+                    "order(j#2.tile, k) = OUTER",
+                ],
+                expect: &[
+                    "#pragma omp interchange permutation(2, 1)",
+                    "#pragma omp tile sizes(8, 4)",
+                ],
+            },
+            Case {
+                what: "one of two tiled, the untiled loop between tile and point",
+                fixes: &[
+                    "tile_size(k) = 4",
+                    "order(j#2, k) = OUTER",
+                    "order(k.tile, j#2) = OUTER",
+                ],
+                expect: &["#pragma omp tile sizes(4, 1)"],
+            },
+            Case {
+                what: "tiled inner loop moved outside the other",
+                fixes: &["tile_size(j#2) = 8", "order(j#2.tile, k) = OUTER"],
+                expect: &[
+                    "#pragma omp interchange permutation(2, 1)",
+                    "#pragma omp tile sizes(1, 8)",
+                ],
+            },
+            Case {
+                what: "parallel outermost",
+                fixes: &["dim_kind(i) = PARALLEL"],
+                expect: &["#pragma omp parallel for private(i, j, k)"],
+            },
+            Case {
+                what: "parallel tile loop",
+                fixes: &["tile_size(i) = 4", "dim_kind(i.tile) = PARALLEL"],
+                expect: &[
+                    "#pragma omp parallel for private(i, j, k)",
+                    "#pragma omp tile sizes(4)",
+                ],
+            },
+            Case {
+                what: "parallel, tiled and interchanged",
+                fixes: &[
+                    "dim_kind(i) = PARALLEL",
+                    "tile_size(k) = 8",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, k.tile) = OUTER",
+                    "order(j#2.tile, k) = OUTER",
+                ],
+                expect: &[
+                    "#pragma omp parallel for private(i, j, k)",
+                    "#pragma omp interchange permutation(2, 1)",
+                    "#pragma omp tile sizes(8, 4)",
+                ],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+            Case {
+                what: "vector",
+                fixes: &["dim_kind(j#2) = VECTOR"],
+                expect: &["#pragma omp simd"],
+            },
+        ],
+    );
+}
+
+#[test]
+fn two_mm_candidates_compute_the_original_arrays() {
+    check_cases(
+        "2mm",
+        &[
+            Case {
+                what: "original",
+                fixes: &[],
+                expect: &[],
+            },
+            Case {
+                what: "tiled",
+                fixes: &[
+                    "tile_size(i) = 4",
+                    "tile_size(j) = 8",
+                    "order(j.tile, i) = OUTER",
+                ],
+                expect: &["#pragma omp tile sizes(4, 8)"],
+            },
+            Case {
+                what: "interchanged",
+                fixes: &["order(j, i) = OUTER"],
+                expect: &["#pragma omp interchange permutation(2, 1)"],
+            },
+            Case {
+                what: "tiled and interchanged",
+                fixes: &[
+                    "tile_size(i#2) = 4",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, i#2.tile) = OUTER",
+                    "order(j#2.tile, i#2) = OUTER",
+                ],
+                expect: &[
+                    "#pragma omp interchange permutation(2, 1)",
+                    "#pragma omp tile sizes(4, 4)",
+                ],
+            },
+            Case {
+                what: "parallel outermost",
+                fixes: &["dim_kind(i#2) = PARALLEL", "dim_kind(i) = PARALLEL"],
+                expect: &["#pragma omp parallel for private(i, j, k)"],
+            },
+            Case {
+                what: "parallel over interchange",
+                fixes: &["order(j, i) = OUTER", "dim_kind(j) = PARALLEL"],
+                expect: &[
+                    "#pragma omp parallel for private(i, j, k)",
+                    "#pragma omp interchange permutation(2, 1)",
+                ],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(k) = 4", "dim_kind(k) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+}
+
+#[test]
+fn syrk_candidates_compute_the_original_arrays() {
+    check_cases(
+        "syrk",
+        &[
+            Case {
+                what: "original",
+                fixes: &[],
+                expect: &[],
+            },
+            Case {
+                what: "tiled, the inner bounds reading an outer iterator",
+                fixes: &[
+                    "tile_size(k) = 4",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, k) = OUTER",
+                ],
+                expect: &["#pragma omp tile sizes(4, 4)"],
+            },
+            Case {
+                what: "interchanged",
+                fixes: &["order(j#2, k) = OUTER"],
+                expect: &["#pragma omp interchange permutation(2, 1)"],
+            },
+            Case {
+                what: "tiled and interchanged",
+                fixes: &[
+                    "tile_size(k) = 8",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, k.tile) = OUTER",
+                    "order(j#2.tile, k) = OUTER",
+                ],
+                expect: &[
+                    "#pragma omp interchange permutation(2, 1)",
+                    "#pragma omp tile sizes(8, 4)",
+                ],
+            },
+            Case {
+                what: "parallel outermost",
+                fixes: &["dim_kind(i) = PARALLEL"],
+                expect: &["#pragma omp parallel for private(i, j, k)"],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(j) = 4", "dim_kind(j) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+}
+
+#[test]
+fn jacobi_2d_candidates_compute_the_original_arrays() {
+    check_cases(
+        "jacobi-2d",
+        &[
+            Case {
+                what: "original",
+                fixes: &[],
+                expect: &[],
+            },
+            Case {
+                what: "tiled",
+                fixes: &[
+                    "tile_size(i) = 4",
+                    "tile_size(j) = 8",
+                    "order(j.tile, i) = OUTER",
+                ],
+                expect: &["#pragma omp tile sizes(4, 8)"],
+            },
+            Case {
+                what: "interchanged",
+                fixes: &["order(j#2, i#2) = OUTER"],
+                expect: &["#pragma omp interchange permutation(2, 1)"],
+            },
+            Case {
+                what: "tiled and interchanged",
+                fixes: &[
+                    "tile_size(i#2) = 4",
+                    "tile_size(j#2) = 8",
+                    "order(j#2.tile, i#2.tile) = OUTER",
+                    "order(j#2.tile, i#2) = OUTER",
+                ],
+                expect: &[
+                    "#pragma omp interchange permutation(2, 1)",
+                    "#pragma omp tile sizes(4, 8)",
+                ],
+            },
+            Case {
+                what: "parallel sweeps",
+                fixes: &["dim_kind(i) = PARALLEL", "dim_kind(i#2) = PARALLEL"],
+                expect: &["#pragma omp parallel for private(i, j)"],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(j) = 4", "dim_kind(j) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+}
+
+#[test]
+fn lu_candidates_compute_the_original_arrays() {
+    // The dependence analysis keeps the second nest's loops in place.
+    check_cases(
+        "lu",
+        &[
+            Case {
+                what: "original",
+                fixes: &[],
+                expect: &[],
+            },
+            Case {
+                what: "strip-mined, bounds reading an outer iterator",
+                fixes: &["tile_size(j#2) = 4", "tile_size(k#2) = 8"],
+                expect: &["#pragma omp tile sizes(4)", "#pragma omp tile sizes(8)"],
+            },
+            Case {
+                what: "tiled triangular loop",
+                fixes: &["tile_size(j) = 4"],
+                expect: &["#pragma omp tile sizes(4)"],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(k) = 4", "dim_kind(k) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+            Case {
+                what: "unrolled triangular loop",
+                fixes: &["tile_size(k#2) = 4", "dim_kind(k#2) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+}
+
+#[test]
+fn seidel_covariance_and_atax_candidates_compute_the_original_arrays() {
+    check_cases(
+        "seidel-2d",
+        &[
+            Case {
+                what: "tiled time loop",
+                fixes: &["tile_size(t) = 4"],
+                expect: &["#pragma omp tile sizes(4)"],
+            },
+            Case {
+                what: "strip-mined space loops",
+                fixes: &["tile_size(i) = 4", "tile_size(j) = 8"],
+                expect: &["#pragma omp tile sizes(4)", "#pragma omp tile sizes(8)"],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(j) = 4", "dim_kind(j) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+    check_cases(
+        "covariance",
+        &[
+            Case {
+                what: "tiled",
+                fixes: &[
+                    "tile_size(k#2) = 4",
+                    "tile_size(j#2) = 4",
+                    "order(j#2.tile, k#2) = OUTER",
+                ],
+                expect: &["#pragma omp tile sizes(4, 4)"],
+            },
+            Case {
+                what: "tiled triangle, one directive per loop",
+                fixes: &["tile_size(i) = 4", "tile_size(j#3) = 8"],
+                expect: &["#pragma omp tile sizes(4)", "#pragma omp tile sizes(8)"],
+            },
+        ],
+    );
+    check_cases(
+        "atax",
+        &[
+            Case {
+                what: "parallel",
+                fixes: &["dim_kind(j) = PARALLEL"],
+                expect: &["#pragma omp parallel for private(j)"],
+            },
+            Case {
+                what: "unrolled",
+                fixes: &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"],
+                expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+}
+
+/// Every dimension sequential and no loop distributed: descents from it
+/// vary orders and sizes.
+fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    let mut fixes = Vec::new();
+    for l in 0..host.kernel().loops.len() {
+        let dims = host.loop_dims(LoopId(l));
+        for &d in &dims {
+            fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+        }
+        for &a in &dims {
+            for &b in &dims {
+                let (da, db) = (host.dimension(a).unwrap(), host.dimension(b).unwrap());
+                if a.0 < b.0 && da.tile == db.tile {
+                    fixes.push(format!("order({}, {}) = MERGED", a.0, b.0));
+                }
+            }
+        }
+    }
+    let mut candidate = root(host);
+    apply_fixes(&mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
+    candidate
+}
+
+#[test]
+fn random_expressible_candidates_compute_the_original_arrays() {
+    let Some(clang) = require_clang() else {
+        return;
+    };
+    let descents: usize = std::env::var("COMMUTE_DIRECTIVE_DESCENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let compiled_at_most: usize = std::env::var("COMMUTE_DIRECTIVE_COMPILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6);
+    for example in [
+        "gemm",
+        "2mm",
+        "syrk",
+        "jacobi-2d",
+        "lu",
+        "atax",
+        "covariance",
+        "seidel-2d",
+    ] {
+        let host = host_of(example);
+        let kernel = host.kernel();
+        let dir = scratch(&format!("random-{example}"));
+        let reference = dump(&clang, &dir, "reference", &reference_code(kernel));
+        for (family, start) in [
+            ("free", root(&host)),
+            ("sequential", sequential_start(&host)),
+        ] {
+            let mut rng = StdRng::seed_from_u64(11);
+            let (mut leaves, mut expressible, mut compiled) = (0, 0, 0);
+            let mut with_directives = 0;
+            for _ in 0..descents {
+                let Descent::Leaf { leaf, .. } = random_descent_backtracking(&start, &[], &mut rng)
+                else {
+                    continue;
+                };
+                leaves += 1;
+                let schedule =
+                    Schedule::from_candidate(&host, &leaf).unwrap_or_else(|e| panic!("{e}"));
+                let Ok(code) = directive_code(kernel, &schedule, &[]) else {
+                    continue;
+                };
+                expressible += 1;
+                if code.contains("#pragma omp") {
+                    with_directives += 1;
+                }
+                if compiled < compiled_at_most {
+                    let output = dump(&clang, &dir, &format!("{family}{compiled}"), &code);
+                    assert!(
+                        output == reference,
+                        "{example}: a random candidate computes other arrays:\n{}\n{code}",
+                        schedule.outline(kernel)
+                    );
+                    same_trace(
+                        &clang,
+                        &dir,
+                        &format!("{family}{compiled}"),
+                        kernel,
+                        &schedule,
+                        &code,
+                    );
+                    compiled += 1;
+                }
+            }
+            eprintln!(
+                "{example} ({family} descents): {leaves} leaves, {expressible} expressible \
+                 ({with_directives} with directives), {compiled} compiled and checked"
+            );
+            // Most free descents choose kinds no directive stack has; with
+            // sequential kinds, tilings and interchanges are common.
+            if example == "gemm" && family == "sequential" {
+                assert!(
+                    with_directives >= 5,
+                    "gemm: {with_directives} of {leaves} {family} random candidates \
+                     were expressible with directives"
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+fn statement(s: usize) -> Node {
+    Node::Statement(StatementId(s))
+}
+
+fn tree_loop(loops: &[usize], body: Vec<Node>) -> Node {
+    Node::Loop(TreeLoop {
+        loops: loops.iter().map(|&l| LoopId(l)).collect(),
+        statements: Vec::new(),
+        part: Part::Point,
+        size: 1,
+        kind: Kind::Sequential,
+        body,
+    })
+}
+
+fn expect_not_expressible(host: &KernelHost, schedule: &Schedule, what: &str) -> NotExpressible {
+    match directive_code(host.kernel(), schedule, &[]) {
+        Ok(code) => panic!(
+            "{what}: expressible\n{}\n{code}",
+            schedule.outline(host.kernel())
+        ),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn changed_structures_are_not_expressible() {
+    // gemm: loops i 0, j 1, k 2, j#2 3; statements S0 (C *= beta), S1.
+    let host = host_of("gemm");
+    let original = Schedule {
+        roots: vec![tree_loop(
+            &[0],
+            vec![
+                tree_loop(&[1], vec![statement(0)]),
+                tree_loop(&[2], vec![tree_loop(&[3], vec![statement(1)])]),
+            ],
+        )],
+    };
+    directive_code(host.kernel(), &original, &[]).expect("the original by hand");
+    let distributed = Schedule {
+        roots: vec![
+            tree_loop(&[0], vec![tree_loop(&[1], vec![statement(0)])]),
+            tree_loop(
+                &[0],
+                vec![tree_loop(&[2], vec![tree_loop(&[3], vec![statement(1)])])],
+            ),
+        ],
+    };
+    let e = expect_not_expressible(&host, &distributed, "distributed");
+    assert!(e.0.contains("fused or distributed"), "{e}");
+    let reordered = Schedule {
+        roots: vec![tree_loop(
+            &[0],
+            vec![
+                tree_loop(&[2], vec![tree_loop(&[3], vec![statement(1)])]),
+                tree_loop(&[1], vec![statement(0)]),
+            ],
+        )],
+    };
+    let e = expect_not_expressible(&host, &reordered, "reordered");
+    assert!(e.0.contains("original order"), "{e}");
+    let fused = Schedule {
+        roots: vec![tree_loop(
+            &[0],
+            vec![tree_loop(
+                &[1, 3],
+                vec![statement(0), tree_loop(&[2], vec![statement(1)])],
+            )],
+        )],
+    };
+    expect_not_expressible(&host, &fused, "fused");
+    // Point loops in another order than the original's.
+    let swapped_points = named(
+        &host,
+        &[
+            "tile_size(k) = 8",
+            "tile_size(j#2) = 4",
+            "order(j#2.tile, k) = OUTER",
+            "order(j#2, k) = OUTER",
+        ],
+    );
+    let e = expect_not_expressible(&host, &swapped_points, "point loops swapped");
+    assert!(e.0.contains("point loops"), "{e}");
+    // A tiled vector loop: `simd` over `tile` is rejected.
+    let tiled_vector = named(&host, &["tile_size(j#2) = 4", "dim_kind(j#2) = VECTOR"]);
+    expect_not_expressible(&host, &tiled_vector, "tiled vector loop");
+    // Unroll-and-jam of a loop with inner loops.
+    let host = host_of("2mm");
+    let jammed = named(&host, &["tile_size(i) = 4", "dim_kind(i) = UNROLL"]);
+    let e = expect_not_expressible(&host, &jammed, "unroll-and-jam");
+    assert!(e.0.contains("inner loops"), "{e}");
+}
+
+#[test]
+fn reordered_independent_loops_are_not_expressible() {
+    let source = "\
+#define N 10
+double A[N], B[N];
+void f(void) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    A[i] = 1.0;
+  for (j = 0; j < N; j++)
+    B[j] = 2.0;
+#pragma endscop
+}
+";
+    let host = KernelHost::new(read_kernel("two.c", source).expect("reads"));
+    let schedule = named(&host, &["order(j, i) = BEFORE"]);
+    let e = expect_not_expressible(&host, &schedule, "reordered siblings");
+    assert!(e.0.contains("original order"), "{e}");
+    let schedule = named(&host, &["dim_kind(j) = PARALLEL"]);
+    let code = directive_code(host.kernel(), &schedule, &[]).expect("parallel j");
+    assert!(
+        code.contains("  #pragma omp parallel for private(j)\n  for (j = 0;"),
+        "{code}"
+    );
+}
+
+#[test]
+fn loops_on_one_line_and_declared_iterators() {
+    let Some(clang) = require_clang() else {
+        return;
+    };
+    let source = "\
+#include <stdio.h>
+#define N 10
+#define M 7
+double A[N][M];
+int main(void) {
+  int j;
+  for (int x = 0; x < N * M; x++)
+    A[x / M][x % M] = x % 5;
+#pragma scop
+  for (int i = 0; i < N; i++) for (j = 0; j < M; j++)
+    A[i][j] = 2.0 * A[i][j] + i * j;
+#pragma endscop
+  for (int x = 0; x < N * M; x++)
+    fprintf(stderr, \"%g\\n\", A[x / M][x % M]);
+  return 0;
+}
+";
+    let host = KernelHost::new(read_kernel("one.c", source).expect("reads"));
+    let kernel = host.kernel();
+    let dir = scratch("one-line");
+    let reference = dump(&clang, &dir, "reference", &reference_code(kernel));
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["dim_kind(i) = PARALLEL", "tile_size(j) = 4"],
+            "  #pragma omp parallel for private(j)\n  for (int i = 0; i < N; i++) \n  #pragma omp tile sizes(4)\n  for (j = 0;",
+        ),
+        (
+            &[
+                "tile_size(i) = 4",
+                "tile_size(j) = 4",
+                "order(j.tile, i.tile) = OUTER",
+                "order(j.tile, i) = OUTER",
+                "dim_kind(j.tile) = PARALLEL",
+            ],
+            "  #pragma omp parallel for private(j)\n  #pragma omp interchange permutation(2, 1)\n  #pragma omp tile sizes(4, 4)\n  for (int i = 0;",
+        ),
+        (
+            &["tile_size(j) = 4", "dim_kind(j) = UNROLL"],
+            "\n  #pragma omp unroll partial(4)\n  for (j = 0;",
+        ),
+    ];
+    for (n, (fixes, expected)) in cases.iter().enumerate() {
+        let schedule = named(&host, fixes);
+        let code = directive_code(kernel, &schedule, &[]).expect("expressible");
+        assert!(code.contains(expected), "{fixes:?}:\n{code}");
+        assert_eq!(
+            dump(&clang, &dir, &format!("case{n}"), &code),
+            reference,
+            "{code}"
+        );
+        same_trace(&clang, &dir, &format!("trace{n}"), kernel, &schedule, &code);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

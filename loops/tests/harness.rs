@@ -1,0 +1,305 @@
+//! The evaluation harness with the system `cc`: the reference build and
+//! cache, wrong outputs, crashes, run and compile timeouts, compile
+//! errors (ignored directives included), the tolerance, and compiler
+//! detection.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use commute_loops::harness::{
+    floats_equal, Compiler, Harness, HarnessConfig, HarnessErrorKind, Measurement, TimePattern,
+};
+
+/// A fresh directory under the system's temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "commute-harness-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("create the temporary directory");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// A small PolyBench-style program: `A` initialized, `kernel` (the body of
+/// `for (i..) for (j..)`, ten sweeps) timed, `A` dumped.
+fn program(body: &str) -> String {
+    format!(
+        r#"#include <stdio.h>
+#include <stdlib.h>
+#include "harness.h"
+#define N 128
+static double A[N][N];
+static void kernel(void) {{
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < 10; t++)
+    for (i = 0; i < N; i++)
+      for (j = 0; j < N; j++)
+        {body}
+#pragma endscop
+}}
+int main(void) {{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      A[i][j] = (double)((i * j + 1) % N) / N;
+  double start = harness_now();
+  kernel();
+  harness_report_time(harness_now() - start);
+  harness_dump("A", &A[0][0], (long)N * N);
+  return 0;
+}}
+"#
+    )
+}
+
+const BODY: &str = "A[i][j] = A[i][j] * 0.5 + 1.0;";
+
+fn config(compiler: Compiler, dir: &TempDir) -> HarnessConfig {
+    let mut config = HarnessConfig::new(compiler, dir.0.join("work"));
+    config.cflags = vec!["-O2".to_string()];
+    config.include_dirs = vec![examples_dir()];
+    config.threads = 1;
+    config.runs = 2;
+    config.run_timeout_floor = Duration::from_secs(1);
+    config
+}
+
+fn cc() -> Compiler {
+    Compiler::detect(Some("cc")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn harness(dir: &TempDir) -> Harness {
+    Harness::new(config(cc(), dir), &program(BODY)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn reference_builds_runs_and_is_cached() {
+    let dir = TempDir::new("reference");
+    let mut harness = harness(&dir);
+    assert!(harness.reference_seconds() > 0.0);
+    assert_eq!(harness.compiles(), 1);
+    let reference = program(BODY);
+    let build = harness.build_dir(&reference);
+    assert!(build.starts_with(dir.0.join("work")));
+    let name = build.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    assert_eq!(name.len(), 16);
+    assert!(name.chars().all(|c| c.is_ascii_hexdigit()));
+    assert!(build.join("kernel").is_file());
+
+    // The reference itself is cached.
+    let measured = harness.evaluate(&reference);
+    assert!(matches!(measured, Measurement::Timed { seconds, .. } if seconds > 0.0));
+    assert_eq!(harness.compiles(), 1);
+
+    // An equivalent candidate is built once; the second evaluation is cached.
+    let candidate = format!("/* candidate */\n{reference}");
+    let first = harness.evaluate(&candidate);
+    let Measurement::Timed { seconds, runs } = &first else {
+        panic!("{}", first.summary())
+    };
+    assert!(*seconds > 0.0);
+    // Ten-sweep kernels on 128 x 128 take well under 50 ms: runs doubled.
+    assert_eq!(runs.len(), 4);
+    assert_eq!(*seconds, runs.iter().copied().fold(f64::INFINITY, f64::min));
+    assert_eq!(harness.compiles(), 2);
+    assert_ne!(harness.build_dir(&candidate), build);
+    let start = Instant::now();
+    let second = harness.evaluate(&candidate);
+    assert!(start.elapsed() < Duration::from_millis(50));
+    assert_eq!(first, second);
+    assert_eq!(harness.compiles(), 2);
+    assert!(
+        first.summary().contains("minimum of 4 runs"),
+        "{}",
+        first.summary()
+    );
+
+    // Interleaved re-measurement of two evaluated programs.
+    let (a, b) = harness
+        .remeasure(&reference, &candidate, 2)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(a > 0.0 && b > 0.0);
+    let error = harness
+        .remeasure(&reference, "int main(void) { return 0; }", 2)
+        .expect_err("not evaluated");
+    assert_eq!(error.kind(), HarnessErrorKind::Remeasure);
+    assert!(error.to_string().contains("challenger"), "{error}");
+}
+
+#[test]
+fn a_different_value_is_wrong_output_naming_array_and_index() {
+    let dir = TempDir::new("wrong");
+    let mut harness = harness(&dir);
+    let measured = harness.evaluate(&program(
+        "A[i][j] = A[i][j] * 0.5 + 1.0 + (t == 9 && i == 3 && j == 5 ? 1e-3 : 0.0);",
+    ));
+    let Measurement::WrongOutput { detail } = &measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(detail.contains("array A, index 389"), "{detail}");
+    assert!(
+        detail.contains("expected") && detail.contains("got"),
+        "{detail}"
+    );
+    assert!(measured.summary().starts_with("wrong output: array A"));
+}
+
+#[test]
+fn crashes_and_run_timeouts() {
+    let dir = TempDir::new("crash");
+    let mut harness = harness(&dir);
+    let measured = harness.evaluate(&program("{ if (t == 1) abort(); A[i][j] += 1.0; }"));
+    let Measurement::Crashed { detail } = &measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(detail.contains("SIGABRT"), "{detail}");
+
+    let measured = harness.evaluate(&program("{ if (t == 1) exit(3); A[i][j] += 1.0; }"));
+    let Measurement::Crashed { detail } = &measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(detail.contains("exit status 3"), "{detail}");
+
+    assert_eq!(harness.run_timeout(), Duration::from_secs(1));
+    let start = Instant::now();
+    let measured = harness.evaluate(&program(
+        "{ volatile int spin = 1; while (spin) A[i][j] += 1.0; }",
+    ));
+    assert!(
+        matches!(measured, Measurement::RunTimedOut { seconds } if seconds == 1.0),
+        "{}",
+        measured.summary()
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_hanging_compiler_times_out_and_the_next_candidate_still_builds() {
+    let dir = TempDir::new("hang");
+    let script = dir.0.join("fake-cc");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nfor a in \"$@\"; do\n  case \"$a\" in\n    *.c) if grep -q HANG_MARKER \"$a\"; then sleep 100; fi ;;\n  esac\ndone\nexec cc \"$@\"\n",
+    )
+    .expect("write the fake compiler");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+            .expect("make the fake compiler executable");
+    }
+    let compiler = Compiler::detect(script.to_str()).unwrap_or_else(|e| panic!("{e}"));
+    let mut config = config(compiler, &dir);
+    config.compile_timeout = Duration::from_secs(1);
+    let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+
+    let start = Instant::now();
+    let measured = harness.evaluate(&format!("/* HANG_MARKER */\n{}", program(BODY)));
+    assert!(
+        matches!(measured, Measurement::CompileTimedOut { seconds } if (1.0..5.0).contains(&seconds)),
+        "{}",
+        measured.summary()
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+
+    let measured = harness.evaluate(&format!("/* fine */\n{}", program(BODY)));
+    assert!(measured.is_timed(), "{}", measured.summary());
+}
+
+#[test]
+fn compile_errors_keep_the_compilers_message() {
+    let dir = TempDir::new("syntax");
+    let mut harness = harness(&dir);
+    let measured = harness.evaluate(&program("A[i][j] = A[i][j] * ;"));
+    let Measurement::CompileFailed { log } = &measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(log.contains("error"), "{log}");
+    assert!(log.lines().count() <= 41, "{log}");
+    assert!(measured.summary().starts_with("compile failed:"));
+}
+
+#[test]
+fn an_ignored_directive_is_a_compile_error() {
+    let dir = TempDir::new("pragma");
+    let mut harness = harness(&dir);
+    if harness.config().compiler.supports_loop_directives() {
+        return; // `cc` is a clang that implements `tile`.
+    }
+    let source = program(BODY).replace(
+        "  for (t = 0;",
+        "  #pragma omp tile sizes(4)\n  for (t = 0;",
+    );
+    let measured = harness.evaluate(&source);
+    let Measurement::CompileFailed { log } = &measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(log.contains("pragma"), "{log}");
+}
+
+/// A program without a dump: its values on stdout with 17 digits, then
+/// its time.
+fn printing(scale: &str) -> String {
+    format!(
+        r#"#include <stdio.h>
+#include "harness.h"
+int main(void) {{
+  double x[4] = {{1.0, 3.0, 0.0, 2.5e10}};
+  double start = harness_now();
+  for (int k = 0; k < 4; k++) x[k] = x[k] * {scale};
+  printf("values:");
+  for (int k = 0; k < 4; k++) printf(" %.17e", x[k]);
+  printf("\n");
+  harness_report_time(harness_now() - start);
+  return 0;
+}}
+"#
+    )
+}
+
+#[test]
+fn values_within_the_tolerance_are_equal() {
+    assert!(floats_equal(1.0, 1.0 + 1e-12, 1e-6));
+    assert!(floats_equal(0.0, 1e-13, 1e-6));
+    assert!(!floats_equal(1.0, 1.001, 1e-6));
+    assert!(floats_equal(f64::NAN, f64::NAN, 1e-6));
+
+    let dir = TempDir::new("tolerance");
+    let mut config = config(cc(), &dir);
+    config.time_pattern = TimePattern::LastFloatLine;
+    let mut harness = Harness::new(config, &printing("1.0")).unwrap_or_else(|e| panic!("{e}"));
+    let close = harness.evaluate(&printing("(1.0 + 1e-12)"));
+    assert!(close.is_timed(), "{}", close.summary());
+    let far = harness.evaluate(&printing("(1.0 + 1e-3)"));
+    let Measurement::WrongOutput { detail } = &far else {
+        panic!("{}", far.summary())
+    };
+    assert!(detail.contains("stdout, value 1"), "{detail}");
+}
+
+#[test]
+fn compiler_detection() {
+    let error = Compiler::detect(Some("no-such-cc")).expect_err("no such compiler");
+    assert_eq!(error.kind(), HarnessErrorKind::Compiler);
+    assert!(error.to_string().contains("no-such-cc"), "{error}");
+    let found = Compiler::detect(None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!found.version_line.is_empty());
+    assert!(found.path.is_file());
+}

@@ -1,0 +1,436 @@
+//! The loop space on real kernels: the original program is a point of the
+//! space, and decisions the dependences forbid are refused with the
+//! constraint named.
+
+use commute_loops::frontend::{read_kernel, LoopId};
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::apply_named_fixes;
+use commute_loops::space::Backbone;
+use commute_runtime::fix::apply_fixes;
+use commute_runtime::Candidate;
+
+fn host_of(path: &str, source: &str) -> KernelHost {
+    KernelHost::new(read_kernel(path, source).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn host(body: &str) -> KernelHost {
+    let source =
+        format!("void f(int n) {{\n  int i, j, k, t;\n#pragma scop\n{body}\n#pragma endscop\n}}\n");
+    host_of("k.c", &source)
+}
+
+fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
+    Candidate::new_explained(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Fixes every open decision to its original value: the order of the
+/// program, tile size 1, sequential dimensions.
+fn original_fixes(host: &KernelHost) -> Vec<String> {
+    let mut fixes = host.original_schedule();
+    for l in 0..host.kernel().loops.len() {
+        for d in host.loop_dims(LoopId(l)) {
+            fixes.push(format!("tile_size({}) = 1", d.0));
+            fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+        }
+    }
+    fixes
+}
+
+#[test]
+fn every_example_is_a_point_of_its_space() {
+    let mut examples: Vec<_> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"))
+            .expect("examples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "c"))
+            .collect();
+    examples.sort();
+    assert!(examples.len() >= 8);
+    for path in examples {
+        let source = std::fs::read_to_string(&path).expect("read");
+        let host = host_of(&path.display().to_string(), &source);
+        let mut candidate = root(&host);
+        apply_fixes(&mut candidate, &original_fixes(&host))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(candidate.is_complete(), "{}", path.display());
+        candidate
+            .check()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}
+
+fn parallel(host: &KernelHost, l: usize) -> String {
+    format!(
+        "dim_kind({}) = PARALLEL",
+        host.point(LoopId(l)).expect("a loop").0
+    )
+}
+
+#[test]
+fn gemm_may_run_i_and_j_in_parallel_but_not_k() {
+    let host = host("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
+    let schedule = host.original_schedule();
+    for l in [0, 1] {
+        let mut candidate = root(&host);
+        apply_fixes(&mut candidate, &schedule).expect("original order");
+        apply_fixes(&mut candidate, &[parallel(&host, l)])
+            .unwrap_or_else(|e| panic!("loop {l}: {e}"));
+    }
+    let mut candidate = root(&host);
+    apply_fixes(&mut candidate, &schedule).expect("original order");
+    let error =
+        apply_fixes(&mut candidate, &[parallel(&host, 2)]).expect_err("k carries the accumulation");
+    assert!(error.to_string().contains("loops.space:"), "{error}");
+}
+
+#[test]
+fn a_loop_carrying_a_dependence_cannot_be_parallel() {
+    let prefix_sum = host("  for (i = 1; i < n; i++)\n    A[i] = A[i - 1] + B[i];");
+    let error =
+        apply_fixes(&mut root(&prefix_sum), &[parallel(&prefix_sum, 0)]).expect_err("carried");
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot fix `dim_kind(2) = PARALLEL`"),
+        "{error}"
+    );
+
+    let reversed = format!(
+        "dim_kind({}) = REVERSED",
+        prefix_sum.point(LoopId(0)).expect("a loop").0
+    );
+    assert!(
+        apply_fixes(&mut root(&prefix_sum), &[reversed]).is_err(),
+        "reversing a carrying loop"
+    );
+
+    let jacobi = host("  for (t = 0; t < 10; t++) {\n    for (i = 1; i < n - 1; i++)\n      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;\n    for (i = 1; i < n - 1; i++)\n      A[i] = B[i];\n  }");
+    assert!(
+        apply_fixes(&mut root(&jacobi), &[parallel(&jacobi, 0)]).is_err(),
+        "the time loop carries"
+    );
+    for sweep in [1, 2] {
+        let mut candidate = root(&jacobi);
+        apply_fixes(&mut candidate, &jacobi.original_schedule()).expect("original order");
+        apply_fixes(&mut candidate, &[parallel(&jacobi, sweep)])
+            .unwrap_or_else(|e| panic!("sweep {sweep}: {e}"));
+    }
+}
+
+#[test]
+fn interchanging_a_stencil_with_a_one_minus_one_dependence_is_refused() {
+    let host = host("  for (i = 1; i < n; i++)\n    for (j = 0; j < n - 1; j++)\n      A[i][j] = A[i - 1][j + 1] * 0.5;");
+    let (point_i, point_j) = (
+        host.point(LoopId(0)).expect("a loop").0,
+        host.point(LoopId(1)).expect("a loop").0,
+    );
+    let error = apply_fixes(
+        &mut root(&host),
+        &[format!("order({point_j}, {point_i}) = OUTER")],
+    )
+    .expect_err("backwards");
+    assert!(error.to_string().contains("loops.space:"), "{error}");
+    // The original nesting stays legal.
+    let mut candidate = root(&host);
+    apply_fixes(
+        &mut candidate,
+        &[format!("order({point_i}, {point_j}) = OUTER")],
+    )
+    .expect("original nesting");
+}
+
+fn example_host(name: &str) -> KernelHost {
+    let path = format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).expect("example");
+    host_of(&path, &source)
+}
+
+#[test]
+fn no_loop_of_seidel_2d_may_run_in_parallel_without_skewing() {
+    let host = example_host("seidel-2d.c");
+    for l in 0..host.kernel().loops.len() {
+        for d in host.loop_dims(LoopId(l)) {
+            for kind in ["PARALLEL", "VECTOR"] {
+                let fix = format!("dim_kind({}) = {kind}", d.0);
+                // At the root every order and tile size is still open.
+                let error = apply_fixes(&mut root(&host), std::slice::from_ref(&fix));
+                assert!(error.is_err(), "{fix} must be refused");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_illegal_fix_is_refused_with_the_dependence_named() {
+    let host = example_host("gemm.c");
+    let error = apply_named_fixes(
+        &host,
+        &mut root(&host),
+        &["dim_kind(k) = PARALLEL".to_string()],
+    )
+    .expect_err("k carries the accumulation into C");
+    assert!(
+        error.starts_with("cannot fix `dim_kind(k) = PARALLEL`: dim_kind(k) can only be"),
+        "{error}"
+    );
+    assert!(
+        error.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: +, j: 0)")
+            || error.contains("$dep = the dependence anti S1 -> S1 on C")
+            || error.contains("$dep = the dependence output S1 -> S1 on C"),
+        "{error}"
+    );
+    // Names that do not exist are listed.
+    let error = apply_named_fixes(&host, &mut root(&host), &["dim_kind(q) = PARALLEL".into()])
+        .expect_err("no loop q");
+    assert!(
+        error.contains("no statement or loop is named `q`"),
+        "{error}"
+    );
+    assert!(error.contains("i.tile@S0, i@S0, j.tile, j"), "{error}");
+    assert!(
+        error.contains("i.tile, i stand for a loop's dimensions"),
+        "{error}"
+    );
+}
+
+/// A loop's name pairs with another loop's dimensions around the same
+/// statements only: in gemm, `k` is around S1 alone, so `order(k.tile,
+/// i.tile)` is about `i.tile@S1`, and the refusal of a parallel `k.tile`
+/// then names the dependence, not the nesting.
+#[test]
+fn loop_names_pair_around_shared_statements() {
+    let host = example_host("gemm.c");
+    let mut candidate = root(&host);
+    let actions = apply_named_fixes(
+        &host,
+        &mut candidate,
+        &["order(k.tile, i.tile) = OUTER".to_string()],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(actions.len(), 1, "only i.tile@S1 is around S1");
+    let error = apply_named_fixes(
+        &host,
+        &mut candidate,
+        &["dim_kind(k.tile) = PARALLEL".to_string()],
+    )
+    .expect_err("k carries the accumulation into C");
+    assert!(error.contains("$dep = the dependence"), "{error}");
+}
+
+/// What a directive-based tuner can say on the examples' perfect nests
+/// (tile, interchange, parallelize, unroll, unroll and jam) are points of
+/// the space; each completed candidate computes what the original does.
+#[test]
+fn directive_decisions_are_points_of_the_space() {
+    use commute_loops::emit::interpret::run;
+    use commute_loops::lowering::schedule::Schedule;
+    use commute_loops::space::complete::complete_with_original;
+    use commute_loops::space::names::apply_named_fixes;
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "gemm.c",
+            &[
+                "tile_size(i) = 32",
+                "tile_size(k) = 32",
+                "tile_size(j#2) = 32",
+            ],
+        ),
+        ("gemm.c", &["order(j#2, k) = OUTER"]),
+        ("gemm.c", &["dim_kind(i) = PARALLEL"]),
+        ("gemm.c", &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"]),
+        ("gemm.c", &["tile_size(i) = 4", "dim_kind(i) = UNROLL"]),
+        (
+            "gemm.c",
+            &[
+                "tile_size(i) = 32",
+                "tile_size(j#2) = 64",
+                "order(j#2.tile, k) = OUTER",
+                "dim_kind(i.tile) = PARALLEL",
+                "dim_kind(j#2) = VECTOR",
+            ],
+        ),
+        (
+            "2mm.c",
+            &[
+                "tile_size(i) = 16",
+                "tile_size(j) = 16",
+                "tile_size(k) = 16",
+            ],
+        ),
+        ("2mm.c", &["order(j, i) = OUTER"]),
+        (
+            "2mm.c",
+            &["dim_kind(i) = PARALLEL", "dim_kind(i#2) = PARALLEL"],
+        ),
+        ("2mm.c", &["tile_size(k) = 4", "dim_kind(k) = UNROLL"]),
+        ("2mm.c", &["tile_size(j) = 2", "dim_kind(j) = UNROLL"]),
+        ("syrk.c", &["tile_size(i) = 16", "tile_size(k) = 16"]),
+        ("syrk.c", &["dim_kind(i) = PARALLEL"]),
+        ("syrk.c", &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"]),
+        ("jacobi-2d.c", &["tile_size(i) = 8", "tile_size(j) = 8"]),
+        (
+            "jacobi-2d.c",
+            &["order(j, i) = OUTER", "order(j#2, i#2) = OUTER"],
+        ),
+        (
+            "jacobi-2d.c",
+            &["dim_kind(i) = PARALLEL", "dim_kind(i#2) = PARALLEL"],
+        ),
+        ("jacobi-2d.c", &["tile_size(i) = 2", "dim_kind(i) = UNROLL"]),
+        (
+            "jacobi-2d.c",
+            &["tile_size(j#2) = 4", "dim_kind(j#2) = UNROLL"],
+        ),
+        ("lu.c", &["tile_size(k#2) = 8"]),
+        ("lu.c", &["tile_size(k) = 4", "dim_kind(k) = UNROLL"]),
+        (
+            "gemm.c",
+            &["dim_kind(j#2) = REVERSED", "dim_kind(i) = REVERSED"],
+        ),
+        (
+            "jacobi-2d.c",
+            &["dim_kind(j) = REVERSED", "dim_kind(i#2) = REVERSED"],
+        ),
+    ];
+    for (example, fixes) in cases {
+        let host = example_host(example);
+        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+        let mut candidate = root(&host);
+        apply_named_fixes(&host, &mut candidate, &fixes)
+            .unwrap_or_else(|e| panic!("{example}: {e}"));
+        let leaf = complete_with_original(&host, &candidate)
+            .unwrap_or_else(|e| panic!("{example} {fixes:?}: {e}"));
+        assert!(leaf.is_complete());
+        leaf.check()
+            .unwrap_or_else(|e| panic!("{example} {fixes:?}: {e}"));
+        // Small parameters: the interpreter compares the memories.
+        let kernel = host.kernel();
+        let params: Vec<i64> = (0..kernel.params.len() as i64).map(|p| 9 + p).collect();
+        let original = Schedule::from_candidate(&host, &{
+            let mut c = root(&host);
+            apply_fixes(&mut c, &original_fixes(&host)).expect("original");
+            c
+        })
+        .expect("original tree");
+        let transformed = Schedule::from_candidate(&host, &leaf).expect("tree");
+        assert_ne!(transformed, original, "{example} {fixes:?} changes nothing");
+        assert_eq!(
+            run(kernel, &transformed, &params, 1_000_000),
+            run(kernel, &original, &params, 1_000_000),
+            "{example} {fixes:?}:\n{}",
+            transformed.outline(kernel)
+        );
+    }
+}
+
+/// Applies named fixes at the root; the error if one is refused.
+fn fix(host: &KernelHost, fixes: &[&str]) -> Result<(), String> {
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut root(host), &fixes).map(|_| ())
+}
+
+#[test]
+fn distribution_follows_the_dependences() {
+    // S1 reads what S0 wrote one iteration before: fused, i carries it
+    // and cannot be parallel; distributed with S0's loop first, each loop
+    // is parallel; with S1's loop first, S1 would read too early.
+    let forward = host("  for (i = 1; i < n; i++) {\n    A[i] = B[i];\n    C[i] = A[i - 1];\n  }");
+    assert!(fix(
+        &forward,
+        &["order(i@S0, i@S1) = MERGED", "dim_kind(i) = PARALLEL"]
+    )
+    .is_err());
+    fix(
+        &forward,
+        &["order(i@S0, i@S1) = BEFORE", "dim_kind(i) = PARALLEL"],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(&forward, &["order(i@S0, i@S1) = AFTER"]).is_err());
+    // S0 reads what S1 wrote one iteration before: S1's loop may go
+    // first, S0's may not.
+    let backward = host("  for (i = 1; i < n; i++) {\n    A[i] = B[i - 1];\n    B[i] = C[i];\n  }");
+    fix(&backward, &["order(i@S0, i@S1) = AFTER"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(&backward, &["order(i@S0, i@S1) = BEFORE"]).is_err());
+    // In the same iteration (zero distance), the source must stay first.
+    let same = host("  for (i = 0; i < n; i++) {\n    A[i] = B[i];\n    C[i] = A[i];\n  }");
+    fix(&same, &["order(i@S0, i@S1) = BEFORE"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(&same, &["order(i@S0, i@S1) = AFTER"]).is_err());
+}
+
+#[test]
+fn a_distributed_loop_may_be_interchanged_for_one_statement_only() {
+    // covariance's shape: S0 and S2 in j, S1 in j and k. With S1's j
+    // loop split from the others, k may go outside it for S1 alone.
+    let host = host("  for (j = 0; j < n; j++) {\n    M[j] = 0.0;\n    for (k = 0; k < n; k++)\n      M[j] += D[k][j];\n    M[j] /= n;\n  }");
+    assert!(
+        fix(
+            &host,
+            &["order(j@S0, j@S1) = MERGED", "order(k, j@S1) = OUTER"]
+        )
+        .is_err(),
+        "not while merged"
+    );
+    fix(
+        &host,
+        &[
+            "order(j@S0, j@S1) = BEFORE",
+            "order(j@S1, j@S2) = BEFORE",
+            "order(k, j@S1) = OUTER",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Interchanged, k carries the sum into M[j]: j may still be parallel,
+    // k not.
+    fix(
+        &host,
+        &[
+            "order(j@S0, j@S1) = BEFORE",
+            "order(j@S1, j@S2) = BEFORE",
+            "order(k, j@S1) = OUTER",
+            "dim_kind(j@S1) = VECTOR",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(
+        &host,
+        &[
+            "order(j@S0, j@S1) = BEFORE",
+            "order(j@S1, j@S2) = BEFORE",
+            "order(k, j@S1) = OUTER",
+            "dim_kind(k) = PARALLEL",
+        ],
+    )
+    .is_err());
+}
+
+#[test]
+fn fusion_follows_the_dependences() {
+    // S1 reads what S0 wrote in the same iteration: the loops fuse, and
+    // the fused loop may be parallel.
+    let same = host(
+        "  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n; i++)\n    C[i] = A[i];",
+    );
+    fix(&same, &["order(i, i#2) = MERGED", "dim_kind(i) = PARALLEL"])
+        .unwrap_or_else(|e| panic!("{e}"));
+    // S1 reads A[i + 1], which S0 writes one iteration later: fused, S1
+    // would read it too early.
+    let ahead = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n - 1; i++)\n    C[i] = A[i + 1];");
+    assert!(
+        fix(&ahead, &["order(i, i#2) = MERGED"]).is_err(),
+        "bounds differ"
+    );
+    let ahead = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n; i++)\n    C[i] = A[i + 1];");
+    assert!(fix(&ahead, &["order(i, i#2) = MERGED"]).is_err());
+    // S1 reads A[i - 1], written one iteration before: fused, the loop
+    // carries it and cannot be parallel.
+    let behind = host("  for (i = 1; i < n; i++)\n    A[i] = B[i];\n  for (i = 1; i < n; i++)\n    C[i] = A[i - 1];");
+    fix(&behind, &["order(i, i#2) = MERGED"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(fix(
+        &behind,
+        &["order(i, i#2) = MERGED", "dim_kind(i) = PARALLEL"]
+    )
+    .is_err());
+    // Loops of other bounds do not fuse.
+    let other = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < 2 * n; i++)\n    C[i] = B[i];");
+    assert!(fix(&other, &["order(i, i#2) = MERGED"]).is_err());
+}

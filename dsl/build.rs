@@ -38,7 +38,7 @@ const FOLDERS: &[Folder] = &[
     },
     Folder {
         module: "pass_loops",
-        dir: "../spaces/loops",
+        dir: "../loops/loops",
         helper: "checks_clean",
     },
     Folder {

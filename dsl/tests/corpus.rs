@@ -1,5 +1,5 @@
 //! Data-driven tests, one per space file: every space under `tests/pass/`,
-//! `spaces/paper/`, `spaces/corpus/` and `spaces/loops/` checks clean; every
+//! `spaces/paper/`, `spaces/corpus/` and `loops/loops/` checks clean; every
 //! space under `tests/fail/` fails with the diagnostics recorded in its
 //! snapshot (`tests/snapshots/fail/`, reviewed by reading them).
 //!
@@ -72,7 +72,7 @@ fn corpora_are_not_nearly_empty() {
         "tests/pass",
         "../spaces/paper",
         "../spaces/corpus",
-        "../spaces/loops",
+        "../loops/loops",
     ]
     .iter()
     .map(|dir| files_of(dir).len())

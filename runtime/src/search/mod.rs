@@ -33,6 +33,7 @@ pub mod journal;
 mod mcts;
 mod polish;
 pub mod record;
+pub mod report;
 
 pub use baselines::{
     exhaustive_search, greedy_search, random_search, run_exhaustive, run_greedy, run_random,

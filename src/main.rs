@@ -157,13 +157,19 @@ enum Command {
     /// original program where the fixed ones allow it.
     Lower(commute_loops::tune::LowerOptions),
     /// Show what commute reads of a C file's loop nest (between `#pragma
-    /// scop` and `#pragma endscop`): loops, bounds, statements, accesses.
+    /// scop` and `#pragma endscop`, or one of its loop nests): loops,
+    /// bounds, statements, accesses, dependences and the loop space.
     Show {
         #[arg(value_name = "KERNEL.c")]
         file: PathBuf,
         /// List every open decision (by default, the first 40 of each choice).
         #[arg(long)]
         all: bool,
+        /// In a file without `#pragma scop`: the loop nest to show, by its
+        /// function's name or a line inside it (without it, the file's
+        /// nests are listed).
+        #[arg(long, value_name = "FUNCTION|LINE")]
+        nest: Option<String>,
     },
     /// Estimate the number of leaves of a bundled space: Knuth's estimator
     /// and Chen's heuristic sampling, each with a 95% confidence interval,
@@ -246,7 +252,7 @@ fn main() -> ExitCode {
             };
             exit_code(search::run(&options))
         }
-        Command::Show { file, all } => exit_code(show::run(&file, all)),
+        Command::Show { file, all, nest } => exit_code(show::run(&file, all, nest.as_deref())),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Estimate {

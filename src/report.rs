@@ -110,7 +110,7 @@ type Describer = Box<dyn Fn(&Action) -> String>;
 /// (`dim_kind(j#2) = VECTOR`, `tile_size(i) = 32`).
 fn kernel_names(space: &str) -> Option<Describer> {
     let path = space.strip_prefix("loops:")?;
-    let kernel = read_kernel_file(Path::new(path)).ok()?;
+    let kernel = read_kernel_file(Path::new(path), None).ok()?;
     let host = KernelHost::new(kernel);
     let names = Names::new(&host);
     let root = Candidate::new(LoopBackbone(host)).ok()?;

@@ -181,10 +181,12 @@ impl KernelHost {
     /// with every tile just outside its point dimension and the dimensions
     /// of one loop merged across its statements.
     pub fn original_order(&self, a: StatementsId, b: StatementsId) -> u64 {
+        // Statements of one C statement share its start: their numbers
+        // order them.
         let start = |x: StatementsId| match (self.statement(x), self.dimension(x)) {
-            (Some(s), _) => self.kernel.statements[s].span.start,
-            (_, Some(d)) => self.kernel.loops[d.loop_id.0].span.start,
-            _ => 0,
+            (Some(s), _) => self.kernel.textual_position(StatementId(s)),
+            (_, Some(d)) => (self.kernel.loops[d.loop_id.0].span.start, 0),
+            _ => (0, 0),
         };
         let textual = if start(a) < start(b) {
             order::BEFORE

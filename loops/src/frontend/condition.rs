@@ -10,8 +10,9 @@
 //! `!a && b`. A test of values is never split: negated or combined, it
 //! stays one C expression, evaluated once per statement instance.
 
-use super::kernel::Affine;
+use super::kernel::{Affine, Variable};
 use super::reader::RawAccess;
+use crate::analysis::inequalities::System;
 
 /// More pieces than this is refused: one statement each would make the
 /// space too large to be of use.
@@ -62,6 +63,29 @@ impl Piece {
             (a, b) => a.clone().or_else(|| b.clone()),
         };
         Piece { affine, test }
+    }
+
+    /// False only when no integer point meets the inequalities.
+    fn may_hold(&self) -> bool {
+        let mut variables: Vec<Variable> = Vec::new();
+        for e in &self.affine {
+            for (v, _) in &e.terms {
+                if !variables.contains(v) {
+                    variables.push(*v);
+                }
+            }
+        }
+        let mut system = System::new(variables.len());
+        for e in &self.affine {
+            let mut row = vec![0; variables.len()];
+            for (v, c) in &e.terms {
+                if let Some(i) = variables.iter().position(|x| x == v) {
+                    row[i] += c;
+                }
+            }
+            system.at_least_zero(row, e.constant);
+        }
+        system.may_be_feasible()
     }
 
     /// The complement as disjoint pieces: the first inequality fails, or
@@ -144,7 +168,12 @@ impl Condition {
         let mut pieces = Vec::new();
         for a in &self.pieces {
             for b in &other.pieces {
-                pieces.push(a.and(b));
+                let piece = a.and(b);
+                // Contradictions (`i < 3 && i > 3`) go at once, or
+                // negations of negations would multiply them.
+                if piece.may_hold() {
+                    pieces.push(piece);
+                }
             }
             if pieces.len() > MAX_PIECES {
                 return Err(TooManyPieces);
@@ -179,7 +208,7 @@ impl Condition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::{LoopId, Variable};
+    use crate::frontend::LoopId;
 
     fn i_minus(c: i64) -> Affine {
         // i - c >= 0

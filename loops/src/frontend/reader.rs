@@ -114,7 +114,12 @@ pub(crate) fn read_region(
         reader.statement(node)?;
     }
     if reader.kernel.statements.is_empty() {
-        return Err(reader.error_at(region.start, "empty region", "the region has no assignment"));
+        let message = if reader.assignments > 0 {
+            "no assignment of the region ever runs: the conditions around them never hold"
+        } else {
+            "the region has no assignment"
+        };
+        return Err(reader.error_at(region.start, "empty region", message));
     }
     reader.check_names()?;
     reader.check_locals()?;

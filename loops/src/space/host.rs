@@ -376,10 +376,17 @@ impl Host for KernelHost {
             (Some(d), Some(e)) if d.statement == e.statement && d.loop_id != e.loop_id => {
                 let loops = self.kernel.loops_of(d.statement);
                 // The loops reached from d's through bounds, either way.
+                // A condition of the statement that reads both loops ties
+                // them as a bound does.
+                let guards = &self.kernel.statements[d.statement.0].guards;
                 let reads = |a: LoopId, b: LoopId| {
                     let lp = &self.kernel.loops[a.0];
-                    let variable = Variable::Iterator(b);
-                    lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
+                    let (va, vb) = (Variable::Iterator(a), Variable::Iterator(b));
+                    lp.lower.coefficient(vb) != 0
+                        || lp.upper.coefficient(vb) != 0
+                        || guards
+                            .iter()
+                            .any(|g| g.coefficient(va) != 0 && g.coefficient(vb) != 0)
                 };
                 let mut reached = vec![d.loop_id];
                 let mut changed = true;

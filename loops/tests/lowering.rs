@@ -3,13 +3,13 @@
 //! admits prints the same arrays as the original program.
 
 mod common;
-use common::{examples_dir, SIZES};
+use common::{examples_dir, nest_of, SIZES};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use commute_loops::emit::explicit::{explicit_code, reference_code};
-use commute_loops::frontend::{read_kernel, LoopId};
+use commute_loops::frontend::{read_kernel, read_nest, LoopId};
 use commute_loops::lowering::schedule::Schedule;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone;
@@ -100,7 +100,7 @@ fn lower(host: &KernelHost, candidate: &Candidate<Backbone<KernelHost>>) -> (Sch
 #[test]
 fn the_original_candidate_lowers_to_the_original_loops() {
     for (path, source) in examples() {
-        let host = KernelHost::new(read_kernel(&path, &source).expect("reads"));
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
         let dir = scratch(&format!("original-{}", host.kernel().statements.len()));
         let reference = run(&dir, "reference", &reference_code(host.kernel()));
         assert!(reference.contains("begin dump"), "{path}: no dump");
@@ -122,7 +122,7 @@ fn random_candidates_of_every_example_compute_the_original_arrays() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(6);
     for (path, source) in examples() {
-        let host = KernelHost::new(read_kernel(&path, &source).expect("reads"));
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
         let name = Path::new(&path)
             .file_stem()
             .unwrap()

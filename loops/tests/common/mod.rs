@@ -23,3 +23,12 @@ pub fn scratch(test: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
 }
+
+/// The nest to read in examples without `#pragma scop`, by file stem.
+const NESTS: &[(&str, &str)] = &[("matmul-pointers", "matmul")];
+
+/// The `--nest` of an example (by its path), if it needs one.
+pub fn nest_of(path: &str) -> Option<&'static str> {
+    let stem = Path::new(path).file_stem()?.to_str()?;
+    NESTS.iter().find(|(s, _)| *s == stem).map(|(_, n)| *n)
+}

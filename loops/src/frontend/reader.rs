@@ -288,7 +288,11 @@ impl Reader<'_> {
                         self.unsupported(expression)
                     });
                 }
-                let chain = self.chain(expression)?;
+                let mut chain = self.chain(expression)?;
+                // One assignment runs as written.
+                if let [only] = chain.as_mut_slice() {
+                    only.code = self.text(node).trim().to_string();
+                }
                 self.add_statements(chain, node.byte_range())
             }
             "declaration" => self.declaration(node),

@@ -11,7 +11,11 @@
 //!
 //! A *band* of the original nest is a maximal chain of loops `L1 .. Lm`
 //! where the body of each `Li` (i < m) is exactly the loop `Li+1` (braces
-//! allowed) and `L1` is not the only child of a loop. A schedule is
+//! allowed, no `if` around it) and `L1` is not the only child of a loop.
+//! The user's code is kept as it is: `if` statements, declarations,
+//! chained assignments and loops counting down (whose logical iterations,
+//! which OpenMP tiles, are commute's counter) need nothing more; a nest
+//! picked with `--nest` gets its comment block before its `for`. A schedule is
 //! expressible when:
 //!
 //! 1. Its statements and loops have the original structure: the children

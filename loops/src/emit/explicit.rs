@@ -4,7 +4,11 @@
 //! jammed bodies) annotated with `#pragma omp parallel for` and
 //! `#pragma omp simd`. The result compiles with gcc and clang alike; every
 //! loop iterator is declared by its own loop, so each thread of a parallel
-//! loop has its own.
+//! loop has its own. A loop counting down runs its counter and its
+//! statements bind the iterator from it; statements are written as their
+//! code, under the conditions that read no loop; scalars declared in the
+//! region are declared at its top. A nest picked with `--nest` is
+//! replaced the same way.
 
 use std::collections::HashSet;
 

@@ -251,7 +251,7 @@ mod tests {
             .unwrap();
         for i in -3..12 {
             let count = either.pieces.iter().filter(|p| holds(p, i)).count();
-            assert_eq!(count, usize::from(i >= 7 || i < 3), "i = {i}");
+            assert_eq!(count, usize::from(!(3..7).contains(&i)), "i = {i}");
         }
     }
 

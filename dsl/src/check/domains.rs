@@ -7,6 +7,8 @@
 //! [`Universe`], and dispatches each enum choice's body to the symmetry and
 //! `requires` checks.
 
+use commute_model::limits::MAX_VALUES;
+
 use super::{Callable, Checker, Scope, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::{did_you_mean, Diagnostic};
@@ -38,7 +40,7 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            if values.len() == ValueSet::CAPACITY {
+            if values.len() == MAX_VALUES {
                 self.error(
                     Diagnostic::error(
                         "too-many-values",
@@ -46,7 +48,7 @@ impl Checker<'_> {
                             "enum choice `{}` has {} values, at most {} are allowed",
                             decl.name.name,
                             body.values.len(),
-                            ValueSet::CAPACITY
+                            MAX_VALUES
                         ),
                         value.name.span,
                         "one value too many",

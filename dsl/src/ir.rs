@@ -91,6 +91,9 @@ pub struct Variable {
     pub name: String,
     /// The set its objects are drawn from.
     pub set: SetExpr,
+    /// Where it is bound (the member `$x in S`, for the second object of a
+    /// class a quotient generates), for diagnostics about its scope.
+    pub span: Span,
 }
 
 /// A set, applied to variables of the enclosing scope if it is parametrized.

@@ -246,6 +246,7 @@ impl<'a> Checker<'a> {
                 set: UNRESOLVED,
                 args: Vec::new(),
             }),
+            span: param.var.span,
         });
         scope.spans.push(param.var.span);
         // A duplicate already has its error; uses resolve to the first one.

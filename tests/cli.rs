@@ -88,6 +88,33 @@ fn check_checks_every_file_and_fails_if_one_fails() {
 }
 
 #[test]
+fn check_refuses_a_constraint_over_17_variables_naming_the_limit() {
+    let output = commute(&[
+        "check",
+        "--color",
+        "never",
+        "dsl/tests/fail/too_many_variables.space",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error[too-many-variables]: this constraint quantifies over 17 variables; the engine holds at most 16 per declaration (limit `MAX_VARS`)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("too_many_variables.space:23:160"),
+        "the 17th quantifier is located: {stderr}"
+    );
+    // 16 variables are within the limit.
+    let output = commute(&["check", "dsl/tests/pass/limits_at_the_edge.space"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
 fn bench_reports_engine_figures_as_json() {
     let output = commute(&["bench", "--json", "--statements", "5", "--seconds", "0.1"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -564,10 +591,15 @@ exec cc "$@"
         "1",
         "--cc",
         fake.to_str().unwrap(),
-        // Long enough for a real compile on a loaded machine.
+        // Long enough for a real compile on a loaded machine (CI runs
+        // the test binaries side by side on 2 cores), short of the hang.
         "--compile-timeout",
-        "3",
+        "10",
         "--run-timeout",
+        "1",
+        // One thread: OpenMP's spinning threads on a loaded machine can
+        // make a correct candidate miss the one-second run timeout.
+        "--threads",
         "1",
         "--work-dir",
         work.to_str().unwrap(),

@@ -103,8 +103,8 @@ fn separate_members(text: &str) -> String {
     out
 }
 
-/// Checks that the space fits the runtime's tables and the generated
-/// names, then emits the file.
+/// Checks that the space's names fit the generated code, then emits the
+/// file.
 struct Generator<'a> {
     space: &'a Space,
     sources: &'a SourceMap,
@@ -125,8 +125,9 @@ struct Generator<'a> {
 
 impl<'a> Generator<'a> {
     fn new(space: &'a Space, sources: &'a SourceMap) -> Result<Self, Error> {
+        // The checker reports what the engine cannot hold (`limits`), so
+        // only names are left to refuse here.
         let loc = Located::new(sources);
-        check_limits(space, &loc)?;
         let mut items = Namespace::new("item");
         items.reserve(RESERVED_ITEMS, "an item the generated code defines or uses");
         let mut methods = Namespace::new("host method");
@@ -1237,67 +1238,6 @@ fn root_of(space: &Space, mut set: SetId) -> SetId {
         }
     }
     set
-}
-
-/// Checks what the runtime's tables cannot hold and what the generator
-/// does not support yet.
-fn check_limits(space: &Space, loc: &Located<'_>) -> Result<(), Error> {
-    let tables = [
-        ("sets", space.sets.len()),
-        ("properties", space.properties.len()),
-        ("choices", space.choices.len()),
-        ("constraints", space.constraints.len()),
-        ("callbacks", space.callbacks.len()),
-    ];
-    for (what, count) in tables {
-        if count > usize::from(u16::MAX) + 1 {
-            return Err(Error::Unsupported(format!(
-                "the space has {count} {what}; the runtime numbers them with 16 bits (at most 65536)"
-            )));
-        }
-    }
-    let too_many_vars = |vars: &[Variable], origin: &ir::Origin| {
-        if vars.len() > usize::from(u8::MAX) + 1 {
-            Err(Error::Unsupported(format!(
-                "the declaration at {} binds {} variables; the runtime numbers them with 8 bits (at most 256)",
-                loc.position(origin),
-                vars.len()
-            )))
-        } else {
-            Ok(())
-        }
-    };
-    for choice in &space.choices {
-        too_many_vars(&choice.params, &choice.origin)?;
-        if let ChoiceKind::Counter(counter) = &choice.kind {
-            too_many_vars(&counter.vars, &choice.origin)?;
-        }
-        if let Some(param) = choice.params.iter().find(|p| !p.set.args.is_empty()) {
-            return Err(Error::Unsupported(format!(
-                "choice `{}` at {}: its parameter `${}` ranges over the parametrized set `{}`; \
-                 choices over parametrized sets are not supported yet (quantify over the set in \
-                 a counter or constraint instead)",
-                choice.name,
-                loc.position(&choice.origin),
-                param.name,
-                space.set(param.set.set).name
-            )));
-        }
-    }
-    for constraint in &space.constraints {
-        too_many_vars(&constraint.vars, &constraint.origin)?;
-        if constraint.literals.len() > usize::from(u8::MAX) + 1 {
-            return Err(Error::Unsupported(format!(
-                "the constraint at {} has {} conditions; the runtime numbers them with 8 bits (at most 256)",
-                loc.position(&constraint.origin),
-                constraint.literals.len()
-            )));
-        }
-    }
-    for trigger in &space.triggers {
-        too_many_vars(&trigger.vars, &trigger.origin)?;
-    }
-    Ok(())
 }
 
 /// `#[doc = " line"]` for each line, prose wrapped at [`DOC_WIDTH`]

@@ -55,9 +55,11 @@ pub enum Error {
         /// What the operating system said.
         error: std::io::Error,
     },
-    /// The space is valid, but uses something the generator or the
-    /// runtime does not support yet; the message names the item and its
-    /// `file:line`.
+    /// The space is valid, but the generator cannot express it: two of
+    /// its names become the same Rust name (the message names both items
+    /// and their `file:line`), or, an internal error, the generated code
+    /// does not parse. What the engine cannot hold is a diagnostic of the
+    /// checker instead.
     Unsupported(String),
 }
 
@@ -102,7 +104,7 @@ impl std::error::Error for Error {
 /// The formatted Rust source for a compiled space.
 ///
 /// Fails with [`Error::Diagnostics`] when the compilation has errors, and
-/// with [`Error::Unsupported`] for what the generator cannot express yet.
+/// with [`Error::Unsupported`] for names that clash in Rust.
 /// The output depends only on the compilation: two runs give the same text.
 pub fn generate(compilation: &Compilation) -> Result<String, Error> {
     generate::generate(compilation)

@@ -5,6 +5,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The static tables generated code defines, the vocabulary they share
+/// with the language, and the limits of the engine.
+pub use commute_model as model;
+
 pub mod action;
 pub mod backbone;
 mod binding;
@@ -15,7 +19,6 @@ pub mod estimate;
 pub mod explore;
 pub mod fix;
 pub mod layout;
-pub mod model;
 mod plan;
 mod propagate;
 pub mod search;

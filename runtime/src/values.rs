@@ -1,8 +1,15 @@
 //! Value masks, ranges and the three-valued status read from them: the
 //! arithmetic that the tables, the plans and the propagator share. A
-//! leaf: it imports only the model's comparison operators.
+//! leaf: it imports only the model's vocabulary.
 
-use crate::model::CompareOp;
+use crate::model::{CompareOp, QUOTIENT_FALSE, QUOTIENT_TRUE};
+
+/// The mask of a quotient's membership flag that puts an object in the
+/// quotient set.
+pub(crate) const MEMBER: u64 = 1 << QUOTIENT_TRUE;
+
+/// The mask of a quotient's membership flag that leaves an object out.
+pub(crate) const NOT_MEMBER: u64 = 1 << QUOTIENT_FALSE;
 
 /// What a literal is known to be under the current domains.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -1,7 +1,9 @@
 //! The modules of `runtime/src` import each other without a cycle: every
 //! `use crate::...`, `use super::...`, `use self::...` (and path written
 //! inline in code) names a module, and following those edges never comes
-//! back. Run with `--nocapture` to see the edges.
+//! back. Run with `--nocapture` to see the edges. The model is a crate of
+//! its own that the runtime re-exports (`crate::model`): paths into it leave
+//! the runtime, so they are no edges.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -116,6 +118,10 @@ fn expand(tree: &str) -> Vec<String> {
         .collect()
 }
 
+/// Crates the runtime re-exports under a module's name: a `crate::` path
+/// into one names no module of `runtime/src`.
+const REEXPORTED_CRATES: &[&str] = &["model"];
+
 /// The module a path names from module `here` inside `inline` inline
 /// `mod x { }` blocks: the longest prefix of the path that is a module.
 fn resolve(
@@ -130,6 +136,12 @@ fn resolve(
         "crate" => {
             base = vec!["crate".to_string()];
             segments.remove(0);
+            if segments
+                .first()
+                .is_some_and(|first| REEXPORTED_CRATES.contains(first))
+            {
+                return None;
+            }
         }
         "super" | "self" => {
             base.extend(std::iter::repeat_n("<inline>".to_string(), inline));
@@ -276,12 +288,11 @@ fn runtime_modules_import_each_other_without_a_cycle() {
         let targets: Vec<String> = targets.iter().map(|t| short(t)).collect();
         println!("{:28} -> {}", short(module), targets.join(", "));
     }
-    // The leaves below the engine import nothing of it.
+    // The leaves below the engine import nothing of it (the model is
+    // another crate).
     for leaf in ["crate::binding", "crate::values", "crate::plan::row_index"] {
         assert!(
-            edges[leaf]
-                .iter()
-                .all(|t| t == "crate::model" || t == "crate::backbone"),
+            edges[leaf].iter().all(|t| t == "crate::backbone"),
             "{leaf} imports {:?}",
             edges[leaf]
         );

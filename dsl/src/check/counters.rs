@@ -51,13 +51,8 @@ impl Checker<'_> {
         let (Some(increment), Some(condition)) = (increment, condition) else {
             return;
         };
-        let op = if body.op == ast::CounterOp::Mul {
-            CounterOp::Mul
-        } else {
-            CounterOp::Sum
-        };
         self.space.choices[id.index()].kind = ChoiceKind::Counter(Counter {
-            op,
+            op: body.op,
             half: body.half,
             vars: scope.vars,
             increment,

@@ -19,7 +19,9 @@
 //! 6. [`constraints`]: `require` and `trigger` items;
 //! 7. [`quotients`]: the bodies, which may read any choice;
 //! 8. [`counters`]: cycles between counters, once every counter is known;
-//! 9. [`index`]: which clauses and counters read each choice.
+//! 9. [`index`]: which clauses and counters read each choice;
+//! 10. [`limits`]: what the engine cannot hold or does not support yet,
+//!     on the whole checked space.
 //!
 //! [`typing`] is not a pass of its own: it types the conditions and operands
 //! that passes 4 to 7 meet.
@@ -34,6 +36,7 @@ mod constraints;
 mod counters;
 mod domains;
 mod index;
+mod limits;
 mod quotients;
 mod resolve;
 mod symmetry;
@@ -201,6 +204,7 @@ impl<'a> Checker<'a> {
         }
         self.check_counter_cycles();
         self.index_clauses();
+        self.check_limits();
     }
 
     /// The source text of a span, for hints the author can paste.

@@ -169,6 +169,7 @@ impl<'a> Checker<'a> {
         vars_xy.push(Variable {
             name: format!("{}_other", vars_x[x.index()].name),
             set: member_set.clone(),
+            span: decl.member.span,
         });
         let origin = self.origin(decl.span);
         let source = ConstraintSource::Quotient(quotient);

@@ -246,6 +246,7 @@ impl<'a> Checker<'a> {
                 set: UNRESOLVED,
                 args: Vec::new(),
             }),
+            span: param.var.span,
         });
         scope.spans.push(param.var.span);
         // A duplicate already has its error; uses resolve to the first one.
@@ -397,18 +398,13 @@ impl<'a> Checker<'a> {
             return;
         }
         let scope = self.bind_all(&decl.params, Scope::default());
-        let ty = match decl.ty {
-            ast::PropertyType::Bool => PropertyType::Bool,
-            ast::PropertyType::Int => PropertyType::Int,
-            ast::PropertyType::IntList => PropertyType::IntList,
-        };
         self.property_param_spans
             .push(decl.params.iter().map(|p| p.span).collect());
         self.space.properties.push(Property {
             name: decl.name.name.clone(),
             doc: decl.doc.clone(),
             params: scope.vars,
-            ty,
+            ty: decl.ty,
             origin: self.origin(decl.span),
         });
     }

@@ -6,8 +6,15 @@
 //! declaration; a variable index ([`Var`]) points into the scope of the
 //! declaration it appears in. Objects bound to the variables of one scope
 //! are pairwise distinct.
+//!
+//! A model fits the engine's [`limits`](crate::limits): generated models of
+//! checked spaces always do, and the engine checks hand-written ones with
+//! [`Model::over_limit`] before it lays out a backbone.
 
-/// Index of a variable in its scope.
+use crate::{CompareOp, CounterOp, PropertyType};
+
+/// Index of a variable in its scope (below
+/// [`MAX_VARS`](crate::limits::MAX_VARS)).
 pub type Var = u8;
 
 /// A set of the space.
@@ -27,7 +34,8 @@ pub struct SetDef {
 /// How the engine maintains a quotient set.
 #[derive(Debug)]
 pub struct QuotientDef {
-    /// The membership choice: `flag(params..., x)`, value 0 is TRUE.
+    /// The membership choice: `flag(params..., x)`, whose value
+    /// [`QUOTIENT_TRUE`](crate::QUOTIENT_TRUE) puts `x` in the set.
     pub flag: u16,
 }
 
@@ -50,17 +58,6 @@ pub struct VarDef {
     /// The earlier variables the set is applied to (empty for a set
     /// without parameters).
     pub args: &'static [Var],
-}
-
-/// What a host property returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PropertyType {
-    /// `bool`.
-    Bool,
-    /// `int`.
-    Int,
-    /// `[int]`, a list of integers (the universe of integer choices).
-    IntList,
 }
 
 /// A property of objects that the host answers (through the backbone).
@@ -95,12 +92,13 @@ pub struct ChoiceDef {
 #[derive(Debug)]
 pub enum ChoiceKind {
     /// One of named values, value `i` being bit `i` of a mask (so at
-    /// most 64).
+    /// most [`MAX_VALUES`](crate::limits::MAX_VALUES)).
     Enum {
         /// The values' names, in declaration order.
         values: &'static [&'static str],
     },
-    /// One integer of a universe (at most 64 values per instance).
+    /// One integer of a universe (at most
+    /// [`MAX_VALUES`](crate::limits::MAX_VALUES) values per instance).
     Integer {
         /// Where each instance's values come from.
         universe: Universe,
@@ -136,15 +134,6 @@ pub enum Symmetry {
         /// Per value, its inverse.
         inverse: &'static [u8],
     },
-}
-
-/// How a counter combines its increments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CounterOp {
-    /// Adds them (starting from 0).
-    Sum,
-    /// Multiplies them (starting from 1).
-    Mul,
 }
 
 /// A counter: for every binding of its quantified variables whose
@@ -187,49 +176,6 @@ pub enum Term {
     },
     /// An integer choice or a counter applied to variables.
     Choice(InstanceRef),
-}
-
-/// A comparison of two integers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareOp {
-    /// `==`.
-    Eq,
-    /// `!=`.
-    Ne,
-    /// `<`.
-    Lt,
-    /// `<=`.
-    Le,
-    /// `>`.
-    Gt,
-    /// `>=`.
-    Ge,
-}
-
-impl CompareOp {
-    /// Whether `lhs op rhs` holds.
-    pub fn eval(self, lhs: i64, rhs: i64) -> bool {
-        match self {
-            CompareOp::Eq => lhs == rhs,
-            CompareOp::Ne => lhs != rhs,
-            CompareOp::Lt => lhs < rhs,
-            CompareOp::Le => lhs <= rhs,
-            CompareOp::Gt => lhs > rhs,
-            CompareOp::Ge => lhs >= rhs,
-        }
-    }
-
-    /// The operator as the space writes it.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            CompareOp::Eq => "==",
-            CompareOp::Ne => "!=",
-            CompareOp::Lt => "<",
-            CompareOp::Le => "<=",
-            CompareOp::Gt => ">",
-            CompareOp::Ge => ">=",
-        }
-    }
 }
 
 /// A test on the variables of a scope: a constraint is a disjunction of
@@ -334,7 +280,8 @@ pub struct CallbackDef {
 pub struct ClauseRef {
     /// The constraint.
     pub constraint: u16,
-    /// The literal's index in the constraint.
+    /// The literal's index in the constraint (so a constraint has at most
+    /// [`MAX_CONDITIONS`](crate::limits::MAX_CONDITIONS) literals).
     pub literal: u8,
 }
 

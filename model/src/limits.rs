@@ -6,7 +6,7 @@
 //! ([`Model::over_limit`]), so no space reaches the fixed-size structures
 //! below with more than they hold.
 
-use crate::{ChoiceKind, Model, Universe};
+use crate::tables::{ChoiceKind, Model, Universe};
 
 /// Values of one enum choice, and of one integer choice's universe per
 /// instance, at most: a domain is a bit mask in one `u64`, value `i` being

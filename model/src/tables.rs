@@ -11,7 +11,7 @@
 //! checked spaces always do, and the engine checks hand-written ones with
 //! [`Model::over_limit`] before it lays out a backbone.
 
-use crate::{CompareOp, CounterOp, PropertyType};
+use crate::vocabulary::{CompareOp, CounterOp, PropertyType};
 
 /// Index of a variable in its scope (below
 /// [`MAX_VARS`](crate::limits::MAX_VARS)).

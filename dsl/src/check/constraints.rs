@@ -6,9 +6,9 @@
 //! [`typing`](super::typing); produces the [`Constraint`]s, [`Trigger`]s and
 //! [`Callback`]s of the space.
 
+use super::context::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
 use super::limits::too_many_conditions;
 use super::typing::Context;
-use super::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
 use crate::ast;
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;

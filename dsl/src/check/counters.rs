@@ -5,8 +5,8 @@
 //! reads itself through other counters. Reads every declared callable;
 //! produces each counter's [`Counter`] and the `counter-cycle` errors.
 
+use super::context::{Checker, Scope};
 use super::typing::{Context, Typed};
-use super::{Checker, Scope};
 use crate::ast::{self, Operand};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;

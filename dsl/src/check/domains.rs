@@ -9,8 +9,8 @@
 
 use commute_model::limits::MAX_VALUES;
 
+use super::context::{Callable, Checker, Scope, UNRESOLVED};
 use super::limits::too_many_values;
-use super::{Callable, Checker, Scope, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::ir::*;

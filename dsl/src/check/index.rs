@@ -6,7 +6,7 @@
 //! which clauses and counters to revisit when a choice's domain changes.
 //! Reports nothing.
 
-use super::Checker;
+use super::context::Checker;
 use crate::ir::*;
 
 impl Checker<'_> {

@@ -21,7 +21,7 @@
 
 use commute_model::limits::{MAX_CONDITIONS, MAX_TABLE_LEN, MAX_VALUES, MAX_VARS};
 
-use super::{plural, Checker};
+use super::context::{plural, Checker};
 use crate::ast;
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;

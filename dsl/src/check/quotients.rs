@@ -7,8 +7,8 @@
 //! constraints, counter and trigger that maintain the quotient. Reads set
 //! and choice declarations; produces a [`Quotient`] and its generated items.
 
+use super::context::{Callable, Checker, Scope, UNRESOLVED};
 use super::typing::Context;
-use super::{Callable, Checker, Scope, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;

@@ -8,7 +8,7 @@
 //! [`Set`], [`Property`] and [`Choice`] headers of the space, the name
 //! tables of the [`Checker`], and the [`Scope`] other passes check bodies in.
 
-use super::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
+use super::context::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::ir::*;

@@ -7,7 +7,7 @@
 //! produces [`Literal`]s and typed operands for the passes that hold
 //! conditions (constraints, triggers, counters, quotients).
 
-use super::{Callable, Checker, Scope};
+use super::context::{Callable, Checker, Scope};
 use crate::ast::{self, ConditionKind, LogicOp, Operand};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;

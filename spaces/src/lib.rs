@@ -144,3 +144,27 @@ pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
         ("every_construct", &corpus::every_construct::MODEL),
     ]
 }
+
+/// The source file of each space of [`models`], by the same name, relative
+/// to this package's folder ([`package_dir`]), as its build script names
+/// it: [`commute_codegen::load_in`] of the two gives the very tables the
+/// build script generated.
+pub fn model_sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("ordering", "paper/listing07_ordering.space"),
+        ("product", "corpus/product.space"),
+        ("enum_requires", "corpus/enum_requires.space"),
+        ("integers", "corpus/integers.space"),
+        ("counters", "corpus/counters.space"),
+        ("symmetric", "corpus/symmetric.space"),
+        ("quotient", "corpus/quotient.space"),
+        ("triggers", "corpus/triggers.space"),
+        ("parametrized_sets", "corpus/parametrized_sets.space"),
+        ("every_construct", "../dsl/tests/pass/every_construct.space"),
+    ]
+}
+
+/// This package's folder in the checkout it was built from.
+pub fn package_dir() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}

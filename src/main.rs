@@ -82,6 +82,11 @@ enum Command {
         /// With --digest: multiply the number of descents.
         #[arg(long, default_value_t = 1, requires = "digest", value_parser = clap::value_parser!(u32).range(1..))]
         scale: u32,
+        /// Read every space from its file and build its tables in memory
+        /// instead of using the generated code (with --digest, every line
+        /// must equal the one without).
+        #[arg(long)]
+        loaded: bool,
     },
     /// Summarize a search journal and plot its best value so far against
     /// evaluations (SVG), next to baseline searches.
@@ -291,11 +296,12 @@ fn main() -> ExitCode {
             json,
             digest: true,
             scale,
+            loaded,
             ..
         } => {
             let mut progress = |name: &str| eprintln!("{name}");
             exit_code(
-                digest::run(scale as usize, &mut progress)
+                digest::run(scale as usize, tables(loaded), &mut progress)
                     .and_then(|digest| show_report(&digest, json, digest::print)),
             )
         }
@@ -304,17 +310,28 @@ fn main() -> ExitCode {
             statements,
             seconds,
             seed,
+            loaded,
             ..
         } => {
             let options = bench::Options {
                 statements,
                 seconds,
                 seed,
+                tables: tables(loaded),
             };
             exit_code(
                 bench::run(&options).and_then(|report| show_report(&report, json, bench::print)),
             )
         }
+    }
+}
+
+/// The tables `--loaded` asks for.
+fn tables(loaded: bool) -> digest::Tables {
+    if loaded {
+        digest::Tables::Loaded
+    } else {
+        digest::Tables::Generated
     }
 }
 

@@ -1263,8 +1263,8 @@ fn instance_ref(instance: &model::InstanceRef) -> TokenStream {
     quote!(::commute_runtime::model::InstanceRef { choice: #choice, args: #args })
 }
 
-fn term(term: &model::Term) -> TokenStream {
-    match term {
+fn term(t: &model::Term) -> TokenStream {
+    match t {
         model::Term::Const(n) => {
             let n = int(*n);
             quote!(::commute_runtime::model::Term::Const(#n))
@@ -1277,6 +1277,10 @@ fn term(term: &model::Term) -> TokenStream {
         model::Term::Choice(instance) => {
             let instance = instance_ref(instance);
             quote!(::commute_runtime::model::Term::Choice(#instance))
+        }
+        model::Term::Product(factors) => {
+            let factors = factors.iter().map(term);
+            quote!(::commute_runtime::model::Term::Product(&[#(#factors),*]))
         }
     }
 }

@@ -246,6 +246,9 @@ impl Lowering<'_> {
                 args: vars(&call.args),
             },
             IntTerm::Choice(instance) => Term::Choice(instance_ref(instance)),
+            IntTerm::Product(factors) => {
+                Term::Product(leak(factors.iter().map(|f| self.term(f)).collect()))
+            }
         }
     }
 

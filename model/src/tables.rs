@@ -176,6 +176,9 @@ pub enum Term {
     },
     /// An integer choice or a counter applied to variables.
     Choice(InstanceRef),
+    /// The product of two or more terms (none of them a product), in
+    /// comparisons only.
+    Product(&'static [Term]),
 }
 
 /// A test on the variables of a scope: a constraint is a disjunction of

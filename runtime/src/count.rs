@@ -171,11 +171,15 @@ impl Graph {
                 read(rhs);
             }
             Literal::Compare { lhs, rhs, .. } => {
-                for term in [lhs, rhs] {
-                    if let Term::Choice(instance) = term {
-                        read(instance);
+                fn each(term: &Term, read: &mut dyn FnMut(&InstanceRef)) {
+                    match term {
+                        Term::Choice(instance) => read(instance),
+                        Term::Product(factors) => factors.iter().for_each(|f| each(f, read)),
+                        Term::Const(_) | Term::Property { .. } => {}
                     }
                 }
+                each(lhs, &mut read);
+                each(rhs, &mut read);
             }
             Literal::Property { .. } => {}
         }

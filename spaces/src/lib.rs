@@ -100,6 +100,12 @@ pub mod corpus {
         include!(concat!(env!("OUT_DIR"), "/triggers.rs"));
     }
 
+    /// Divisibility (`a % b == 0`, `!= 0`) and products of integers in
+    /// comparisons.
+    pub mod divisibility {
+        include!(concat!(env!("OUT_DIR"), "/divisibility.rs"));
+    }
+
     /// A parametrized set, declared in an included file, in quantifiers.
     pub mod parametrized_sets {
         include!(concat!(env!("OUT_DIR"), "/parametrized_sets.rs"));
@@ -141,6 +147,7 @@ pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
         ("quotient", &corpus::quotient::MODEL),
         ("triggers", &corpus::triggers::MODEL),
         ("parametrized_sets", &corpus::parametrized_sets::MODEL),
+        ("divisibility", &corpus::divisibility::MODEL),
         ("every_construct", &corpus::every_construct::MODEL),
     ]
 }
@@ -160,6 +167,7 @@ pub fn model_sources() -> Vec<(&'static str, &'static str)> {
         ("quotient", "corpus/quotient.space"),
         ("triggers", "corpus/triggers.space"),
         ("parametrized_sets", "corpus/parametrized_sets.space"),
+        ("divisibility", "corpus/divisibility.space"),
         ("every_construct", "../dsl/tests/pass/every_construct.space"),
     ]
 }

@@ -98,13 +98,20 @@ pub fn shown(candidate: &Candidate<DataHost>, domain: &Domain, choice: u16) -> S
 
 /// `commute explore`: every instance's domain, open ones marked.
 pub fn explore(args: &SpaceArgs) -> Result<(), String> {
-    let (host, root) = match fixed_root(args) {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            say!("{message}");
-            return Err("dead end".into());
-        }
+    let host = load(&args.space, &args.host)?;
+    let fixes = args.all_fixes()?;
+    // A dead end is what explore answers: on standard output.
+    let dead_end = |message: String| {
+        say!("{message}");
+        Err("dead end".to_string())
     };
+    let mut root = match root(&host) {
+        Ok(root) => root,
+        Err(message) => return dead_end(message),
+    };
+    if let Err(message) = host.apply_fixes(&mut root, &fixes) {
+        return dead_end(message);
+    }
     let model = root.model();
     let instances = root.instances(&[]);
     let mut open = 0;

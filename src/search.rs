@@ -390,10 +390,13 @@ fn print<B: Backbone>(
     optimum: Option<&str>,
     describe: &dyn Fn(&Candidate<B>, &commute_runtime::Action) -> String,
 ) {
+    let space = match &options.hosted {
+        Some(hosted) => hosted.space.display().to_string(),
+        None => options.space.clone(),
+    };
     say!(
-        "{} search on `{}` ({description}), seed {}",
+        "{} search on `{space}` ({description}), seed {}",
         format!("{:?}", options.strategy).to_lowercase(),
-        options.space,
         options.seed
     );
     for action in fixed {

@@ -228,7 +228,24 @@ impl DataHost {
                 lines.push(format!("  objects: {}", objects.join(", ")));
             }
         }
-        let account = self.rename(&dead_end.message);
+        let mut account = self.rename(&dead_end.message);
+        if let Some(def) = dead_end
+            .constraint
+            .and_then(|c| model.constraints.get(c as usize))
+        {
+            for (variable, object) in &dead_end.bindings {
+                if let Some(v) = def
+                    .vars
+                    .iter()
+                    .find(|v| format!("${}", v.name) == *variable)
+                {
+                    account = account.replace(
+                        &format!("{variable} = {object}"),
+                        &format!("{variable} = {}", self.object_name(v.set, *object)),
+                    );
+                }
+            }
+        }
         match &dead_end.emptied {
             Some(emptied) if account == format!("no value left for {}", self.instance(emptied)) => {
                 lines.push(format!("  {account}"));

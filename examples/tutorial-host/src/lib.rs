@@ -42,7 +42,9 @@ impl Host for Kernel {
     }
 
     fn extent(&self, l: LoopsId) -> i64 {
-        self.loops.get(l.0 as usize).map_or(0, |(_, extent)| *extent)
+        self.loops
+            .get(l.0 as usize)
+            .map_or(0, |(_, extent)| *extent)
     }
 
     fn tile_sizes(&self, _l: LoopsId) -> Vec<i64> {

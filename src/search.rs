@@ -285,12 +285,12 @@ fn search_hosted(options: &Options, hosted: &Hosted) -> Result<(), String> {
     Ok(())
 }
 
-/// The journal to write, and what to replay when resuming with the best
-/// value recorded.
-fn open_journal(
-    options: &Options,
-    header: &Header,
-) -> Result<(Option<Journal>, Option<Replay>, Option<f64>), String> {
+/// The journal to write, what to replay when resuming, and the best value
+/// recorded.
+type Opened = (Option<Journal>, Option<Replay>, Option<f64>);
+
+/// The journal `--journal` and `--resume` ask for.
+fn open_journal(options: &Options, header: &Header) -> Result<Opened, String> {
     match (&options.journal, options.resume) {
         (Some(path), true) => {
             let (recorded_header, recorded, journal) =

@@ -63,10 +63,17 @@ def commute_count(binary):
     return int(out.stdout.strip()), wall, inside
 
 
+def process_start(binary):
+    """A process of commute that does nothing: what spawning one costs."""
+    started = time.perf_counter()
+    subprocess.run([binary, "--version"], check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
 def main():
     binary = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    pc_times, commute_walls, commute_insides = [], [], []
+    pc_times, commute_walls, commute_insides, starts = [], [], [], []
     pc_count = commute = None
     for _ in range(runs):
         started = time.perf_counter()
@@ -75,6 +82,7 @@ def main():
         commute, wall, inside = commute_count(binary)
         commute_walls.append(wall)
         commute_insides.append(inside)
+        starts.append(process_start(binary))
     print(f"valid configurations: python-constraint2 {pc_count}, commute {commute}")
     if pc_count != commute:
         print("COUNTS DIFFER")
@@ -83,6 +91,7 @@ def main():
         ("python-constraint2 getSolutions", pc_times),
         ("commute enumerate --count (process)", commute_walls),
         ("commute count (inside the process)", commute_insides),
+        ("commute --version (process start alone)", starts),
     ]
     print(f"{'counter':40} {'min s':>10} {'median s':>10}")
     for name, times in rows:

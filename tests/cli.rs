@@ -782,3 +782,165 @@ fn lower_lists_decisions_that_give_the_candidate_back() {
     assert!(first.contains("#pragma omp parallel for"), "{first}");
     assert_eq!(lower(&listed), first);
 }
+
+// ---------------------------------------------------------------- spaces with host files
+
+const TUTORIAL_SPACE: &str = "docs/tutorial/tune.space";
+const TUTORIAL_HOST: &str = "docs/tutorial/host.toml";
+
+#[test]
+fn explore_names_the_constraint_and_objects_of_a_wrong_fix() {
+    let output = commute(&[
+        "explore",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--fix",
+        "tiled(j) = NO",
+        "--fix",
+        "unroll(j) = 4",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("constraint: docs/tutorial/tune.space:34"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("unroll($l) == 1 || tiled($l) is YES"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("$l = j (of Loops)"), "{stdout}");
+}
+
+#[test]
+fn host_files_with_mistakes_get_located_errors() {
+    let dir = scratch("host-errors");
+    let host = dir.join("host.toml");
+    std::fs::write(
+        &host,
+        "[sets]\nLoops = [\"i\", \"j\"]\n\n[properties]\nextent = { i = 256, k = 256 }\ntile_sizes = { \"*\" = [1, 8] }\n",
+    )
+    .expect("write host");
+    let host = host.to_string_lossy().to_string();
+    let output = commute(&["explore", TUTORIAL_SPACE, "--host", &host]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // The unknown object, on its line and column.
+    assert!(
+        stderr.contains(&format!("{host}:5:21: unknown object `k` of `Loops`")),
+        "{stderr}"
+    );
+    // The property with no value for `j`, and the one missing altogether.
+    assert!(
+        stderr.contains("missing value of property `extent` for (j)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{host}:4:1: missing property `max_tile_volume`")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn enumerate_counts_and_lists_the_same_leaves() {
+    let output = commute(&[
+        "enumerate",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--count",
+    ]);
+    let count = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success());
+    let listed = commute(&["enumerate", TUTORIAL_SPACE, "--host", TUTORIAL_HOST]);
+    let lines: Vec<&str> = std::str::from_utf8(&listed.stdout)
+        .expect("utf-8")
+        .lines()
+        .collect();
+    assert_eq!(count.trim(), lines.len().to_string());
+    let first: serde_json::Value = serde_json::from_str(lines[0]).expect("a JSON leaf");
+    assert!(first["tile"]["i"].is_i64(), "{first}");
+    assert!(first["tiled"]["j"].is_string(), "{first}");
+}
+
+#[test]
+fn a_hanging_crashing_or_garbled_evaluator_is_a_failure_and_the_search_goes_on() {
+    let dir = scratch("evaluate");
+    let journal = dir.join("run.jsonl");
+    let journal = journal.to_string_lossy().to_string();
+    // Evaluation 0 prints garbage, 1 crashes, 2 hangs, the others print
+    // their tile volume read from the environment and stdin.
+    let evaluator = r#"case $COMMUTE_EVALUATION in
+        0) echo 'fast!';;
+        1) echo oops >&2; exit 3;;
+        2) sleep 30;;
+        *) cat > /dev/null; echo $((COMMUTE_TILE_I * COMMUTE_TILE_J));;
+        esac"#;
+    let output = commute(&[
+        "search",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--evaluate",
+        evaluator,
+        "--timeout",
+        "0.5",
+        "--search",
+        "random",
+        "--budget",
+        "6",
+        "--journal",
+        &journal,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("after 6 evaluations"), "{stdout}");
+    assert!(stdout.contains("failed evaluations: 3"), "{stdout}");
+    let text = std::fs::read_to_string(&journal).expect("journal");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect();
+    let messages: Vec<String> = records
+        .iter()
+        .take(3)
+        .map(|r| r["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(messages[0].contains("not a number"), "{messages:?}");
+    assert!(
+        messages[1].contains("status 3") && messages[1].contains("oops"),
+        "{messages:?}"
+    );
+    assert!(messages[2].contains("timed out"), "{messages:?}");
+    assert!(records[3]["value"].is_number(), "{:?}", records[3]);
+    // The journal resumes, and the report names the decisions.
+    let resumed = commute(&[
+        "search",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--evaluate",
+        evaluator,
+        "--timeout",
+        "0.5",
+        "--search",
+        "random",
+        "--budget",
+        "8",
+        "--journal",
+        &journal,
+        "--resume",
+    ]);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(stdout.contains("(6 from the journal)"), "{stdout}");
+    let report = commute(&["report", &journal]);
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(report.status.success(), "{text}");
+    assert!(text.contains("evaluations: 8"), "{text}");
+}

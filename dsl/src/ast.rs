@@ -331,7 +331,7 @@ pub enum ConditionKind {
         /// Values or aliases of the choice.
         values: Vec<Ident>,
     },
-    /// `lhs < rhs`
+    /// `lhs < rhs`; `lhs % rhs == 0` is `op` [`CompareOp::Multiple`].
     Compare {
         /// The left operand.
         lhs: Operand,
@@ -358,13 +358,16 @@ pub enum Operand {
     Int(i64, Span),
     /// A property, integer choice or counter applied to variables.
     Call(Call),
+    /// `a * b * ...`: two or more factors, none of them a product (in
+    /// comparisons only).
+    Product(Vec<Operand>, Span),
 }
 
 impl Operand {
     /// Where the operand is written.
     pub fn span(&self) -> Span {
         match self {
-            Operand::Int(_, span) => *span,
+            Operand::Int(_, span) | Operand::Product(_, span) => *span,
             Operand::Call(call) => call.span,
         }
     }

@@ -326,6 +326,9 @@ pub enum IntTerm {
     Property(PropertyCall),
     /// An integer choice or a counter.
     Choice(Instance),
+    /// The product of two or more terms, none of them a product (in
+    /// comparisons only).
+    Product(Vec<IntTerm>),
 }
 
 /// One condition of a constraint, trigger or counter.

@@ -118,6 +118,7 @@ fn every_error_class_appears_in_the_fail_corpus() {
         "too-many-values",
         "too-many-variables",
         "too-many-conditions",
+        "modulo",
         "unsupported",
         "empty-universe",
     ];

@@ -23,4 +23,6 @@ pub use tables::{
     Model, PropertyDef, QuotientDef, SetDef, Symmetry, Term, TriggerAction, TriggerDef, Universe,
     Var, VarDef,
 };
-pub use vocabulary::{CompareOp, CounterOp, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE};
+pub use vocabulary::{
+    is_multiple, CompareOp, CounterOp, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE,
+};

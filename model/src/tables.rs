@@ -18,7 +18,7 @@ use crate::vocabulary::{CompareOp, CounterOp, PropertyType};
 pub type Var = u8;
 
 /// A set of the space.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct SetDef {
     /// The set's name in the space.
     pub name: &'static str,
@@ -32,7 +32,7 @@ pub struct SetDef {
 }
 
 /// How the engine maintains a quotient set.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct QuotientDef {
     /// The membership choice: `flag(params..., x)`, whose value
     /// [`QUOTIENT_TRUE`](crate::QUOTIENT_TRUE) puts `x` in the set.
@@ -49,7 +49,7 @@ impl SetDef {
 
 /// A variable: the set its objects come from, applied to earlier
 /// variables of the same scope if the set is parametrized.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct VarDef {
     /// The variable's name, without its `$`.
     pub name: &'static str,
@@ -61,7 +61,7 @@ pub struct VarDef {
 }
 
 /// A property of objects that the host answers (through the backbone).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct PropertyDef {
     /// The property's name in the space.
     pub name: &'static str,
@@ -73,7 +73,7 @@ pub struct PropertyDef {
 
 /// A choice: one decision per tuple of distinct objects of its
 /// parameters' sets (an instance).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct ChoiceDef {
     /// The choice's name in the space.
     pub name: &'static str,
@@ -89,7 +89,7 @@ pub struct ChoiceDef {
 }
 
 /// What the instances of a choice take.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ChoiceKind {
     /// One of named values, value `i` being bit `i` of a mask (so at
     /// most [`MAX_VALUES`](crate::limits::MAX_VALUES)).
@@ -108,7 +108,7 @@ pub enum ChoiceKind {
 }
 
 /// The values an integer choice's instance may take.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Universe {
     /// The same values for every instance.
     List(&'static [i64]),
@@ -138,7 +138,7 @@ pub enum Symmetry {
 
 /// A counter: for every binding of its quantified variables whose
 /// condition holds, its increment is added or multiplied in.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct CounterDef {
     /// How increments combine.
     pub op: CounterOp,
@@ -154,7 +154,7 @@ pub struct CounterDef {
 }
 
 /// A choice applied to variables of the enclosing scope.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct InstanceRef {
     /// The choice.
     pub choice: u16,
@@ -163,7 +163,7 @@ pub struct InstanceRef {
 }
 
 /// An integer operand of a comparison or a counter.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Term {
     /// A literal integer.
     Const(i64),
@@ -176,11 +176,14 @@ pub enum Term {
     },
     /// An integer choice or a counter applied to variables.
     Choice(InstanceRef),
+    /// The product of two or more terms (none of them a product), in
+    /// comparisons only.
+    Product(&'static [Term]),
 }
 
 /// A test on the variables of a scope: a constraint is a disjunction of
 /// literals, a counter's or a trigger's condition a conjunction.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Literal {
     /// The enum instance takes a value of the mask.
     Is {
@@ -220,7 +223,7 @@ pub enum Literal {
 }
 
 /// `forall vars: literals[0] || literals[1] || ...`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct ConstraintDef {
     /// The quantified variables.
     pub vars: &'static [VarDef],
@@ -233,7 +236,7 @@ pub struct ConstraintDef {
 }
 
 /// What a trigger does for each binding whose condition is certain.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum TriggerAction {
     /// Calls a host callback, which may add objects to sets.
     Callback {
@@ -254,7 +257,7 @@ pub enum TriggerAction {
 }
 
 /// `forall vars: when condition, action`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct TriggerDef {
     /// The quantified variables.
     pub vars: &'static [VarDef],
@@ -267,7 +270,7 @@ pub struct TriggerDef {
 }
 
 /// A host callback that triggers call.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct CallbackDef {
     /// The callback's name in the space.
     pub name: &'static str,
@@ -276,7 +279,7 @@ pub struct CallbackDef {
 }
 
 /// A literal of a constraint that reads a choice.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClauseRef {
     /// The constraint.
     pub constraint: u16,
@@ -286,7 +289,7 @@ pub struct ClauseRef {
 }
 
 /// A whole space.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Model {
     /// The space's name.
     pub name: &'static str,

@@ -5,7 +5,8 @@
 //! tables and the engine evaluates them, so each is declared once, here.
 
 /// A comparison of two integers; `==` and `!=` also compare two instances
-/// of one enum choice.
+/// of one enum choice. `Multiple` and `NotMultiple` are divisibility:
+/// `a % b == 0` and `a % b != 0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CompareOp {
     /// `==`.
@@ -20,6 +21,11 @@ pub enum CompareOp {
     Gt,
     /// `>=`.
     Ge,
+    /// `lhs % rhs == 0`: `lhs` is a multiple of `rhs` (only 0 is a
+    /// multiple of 0).
+    Multiple,
+    /// `lhs % rhs != 0`.
+    NotMultiple,
 }
 
 impl CompareOp {
@@ -32,6 +38,8 @@ impl CompareOp {
             CompareOp::Le => lhs <= rhs,
             CompareOp::Gt => lhs > rhs,
             CompareOp::Ge => lhs >= rhs,
+            CompareOp::Multiple => is_multiple(lhs, rhs),
+            CompareOp::NotMultiple => !is_multiple(lhs, rhs),
         }
     }
 
@@ -45,7 +53,20 @@ impl CompareOp {
             CompareOp::Le => "<=",
             CompareOp::Gt => ">",
             CompareOp::Ge => ">=",
+            CompareOp::Multiple => "% ... == 0",
+            CompareOp::NotMultiple => "% ... != 0",
         }
+    }
+}
+
+/// Whether `a` is a multiple of `b` (`a % b == 0`); only 0 is a multiple
+/// of 0.
+pub fn is_multiple(a: i64, b: i64) -> bool {
+    match b {
+        0 => a == 0,
+        // `i64::MIN % -1` overflows; every integer is a multiple of -1.
+        -1 => true,
+        _ => a % b == 0,
     }
 }
 

@@ -155,6 +155,9 @@ impl Checker<'_> {
             Term::Property { property, args: a } => {
                 Some(self.layout.int_property(*property, &args(a)))
             }
+            Term::Product(factors) => factors.iter().try_fold(1i64, |product, factor| {
+                Some(product.saturating_mul(self.value(factor, objects)?))
+            }),
             Term::Choice(inst) => {
                 let objects = args(inst.args);
                 match &self.layout.model.choices[inst.choice as usize].kind {

@@ -17,6 +17,8 @@ impl Checker<'_> {
         let mut scope = self.bind_all(&body.quantifiers, scope);
         let increment = match &body.operand {
             Operand::Int(value, _) => Some(IntTerm::Const(*value)),
+            // The grammar has no product in a counter.
+            Operand::Product(..) => None,
             Operand::Call(call) => match self.counter_operand(id, call, &mut scope) {
                 Some(Typed::Int(term)) => Some(term),
                 Some(other) => {

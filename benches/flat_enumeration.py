@@ -58,7 +58,8 @@ def commute_count(binary):
         text=True,
     )
     wall = time.perf_counter() - started
-    # stderr: "N leaves in S s (...)": the count alone, without the process.
+    # stderr: "N leaves in S s (...)": from reading the space and host files
+    # to the count, without starting the process.
     inside = float(out.stderr.split(" leaves in ")[1].split(" s")[0])
     return int(out.stdout.strip()), wall, inside
 
@@ -90,7 +91,7 @@ def main():
     rows = [
         ("python-constraint2 getSolutions", pc_times),
         ("commute enumerate --count (process)", commute_walls),
-        ("commute count (inside the process)", commute_insides),
+        ("commute files read and counted (in process)", commute_insides),
         ("commute --version (process start alone)", starts),
     ]
     print(f"{'counter':40} {'min s':>10} {'median s':>10}")

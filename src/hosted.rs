@@ -157,8 +157,10 @@ pub fn explore(args: &SpaceArgs) -> Result<(), String> {
 /// `commute enumerate`: every leaf as one JSON line (the decisions an
 /// evaluator gets), or their number.
 pub fn enumerate(args: &SpaceArgs, count: bool, limit: Option<usize>) -> Result<(), String> {
-    let (_, root) = fixed_root(args)?;
+    // From before the files are read: what a count costs in the process,
+    // the space and host parsed, checked, laid out and propagated included.
     let started = Instant::now();
+    let (_, root) = fixed_root(args)?;
     if count {
         let counted = count_leaves(&root, root.model().default_priority);
         say!("{}", counted.leaves);

@@ -55,14 +55,14 @@ static void kernel(void) {{
         {body}
 #pragma endscop
 }}
-int main(void) {{
+int main(int argc, char **argv) {{
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
       A[i][j] = (double)((i * j + 1) % N) / N;
   double start = harness_now();
   kernel();
   harness_report_time(harness_now() - start);
-  harness_dump("A", &A[0][0], (long)N * N);
+  harness_dump(argc, argv, "A", &A[0][0], (long)N * N);
   return 0;
 }}
 "#

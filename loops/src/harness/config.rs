@@ -35,8 +35,9 @@ pub struct HarnessConfig {
     pub work_dir: PathBuf,
     /// A compile running longer fails (default 60 s).
     pub compile_timeout: Duration,
-    /// A candidate's run times out after this multiple of the reference's
-    /// wall time (default 10)...
+    /// A candidate's run times out after this multiple of the wall time
+    /// of a run of the incumbent (the best so far; the reference before
+    /// there is one) (default 3)...
     pub run_timeout_factor: f64,
     /// ...but never sooner than this (default 5 s).
     pub run_timeout_floor: Duration,
@@ -51,6 +52,13 @@ pub struct HarnessConfig {
     pub time_pattern: TimePattern,
     /// Relative tolerance when comparing values (default 1e-6).
     pub tolerance: f64,
+    /// A candidate whose check run takes more than this multiple of the
+    /// incumbent's time (and 10 ms more) is not timed further (default 2;
+    /// `None`: every candidate is timed in full).
+    pub cutoff: Option<f64>,
+    /// Compiles at a time when several sources are built together
+    /// (default: the available parallelism).
+    pub jobs: usize,
 }
 
 impl HarnessConfig {
@@ -62,13 +70,15 @@ impl HarnessConfig {
             include_dirs: Vec::new(),
             work_dir,
             compile_timeout: Duration::from_secs(60),
-            run_timeout_factor: 10.0,
+            run_timeout_factor: 3.0,
             run_timeout_floor: Duration::from_secs(5),
             reference_timeout: Duration::from_secs(300),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             runs: 5,
             time_pattern: TimePattern::LastFloatLine,
             tolerance: 1e-6,
+            cutoff: Some(2.0),
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
         }
     }
 }

@@ -106,14 +106,35 @@ pub struct TuneOptions {
     /// its leaves again.
     #[arg(long)]
     pub resume: bool,
-    /// Timed runs per candidate after a warm-up (doubled under 50 ms).
+    /// Timed runs per candidate after its checked run (doubled under 50
+    /// ms).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// A candidate whose checked run takes more than this many times the
+    /// best time so far is not run again (recorded as cut off); 0 times
+    /// every candidate in full.
+    #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
+    pub cutoff: f64,
+    /// Compiles at a time while a batch of candidates is built [default:
+    /// the cores available].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Candidates the search proposes at once, built together before
+    /// they are timed one by one (the same for any --jobs, so that a seed
+    /// gives the same candidates on any machine; a resumed search must
+    /// keep it).
+    #[arg(long, default_value_t = 4)]
+    pub batch: usize,
+    /// Search without the lower bound (no machine characterization, no
+    /// pruning).
+    #[arg(long)]
+    pub no_bound: bool,
     /// Seconds a compile may take.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub compile_timeout: f64,
-    /// A candidate's run is stopped after ten times the reference's
-    /// time, but never sooner than this many seconds.
+    /// A candidate's run is stopped after three times the time a run of
+    /// the best candidate so far takes (of the reference before there is
+    /// one), but never sooner than this many seconds.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     pub run_timeout: f64,
     /// Read the time from the standard-output line starting with this

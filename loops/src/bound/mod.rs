@@ -13,7 +13,8 @@
 //!   one core; the others at best on every thread, and statements of the
 //!   two kinds never overlap (no region runs beside sequential code);
 //! - a dimension decided parallel is a parallel region entered once per
-//!   iteration of the loops its statement surely has outside it, each
+//!   iteration of the loops its statement surely has outside it (once per
+//!   tile of a loop that may be unrolled and jammed), each
 //!   costing at least half the measured cost of an empty region (at most
 //!   1 us counted): a parallel loop inside two loops of a thousand
 //!   iterations costs a million regions (counted only for statements
@@ -40,7 +41,7 @@ use commute_runtime::{Domain, InstanceId};
 use tree_sitter::Parser;
 
 pub use machine::Machine;
-pub use params::Element;
+pub use params::{probe_lines, Element};
 
 use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
 use crate::harness::{preprocess, HarnessConfig};
@@ -251,6 +252,8 @@ impl Bound<crate::space::Backbone<KernelHost>> for LoopBound {
 
 /// How many times the loop of dimension `d` of `statement` surely runs:
 /// once per iteration of the loops the candidate surely nests outside it.
+/// A loop outside it that may be unrolled and jammed counts its tiles
+/// only: the jammed copies of its body share one run of the inner loops.
 fn executions(candidate: &LoopCandidate, statement: &StatementWork, d: StatementsId) -> f64 {
     let outside = |x: StatementsId| {
         x != d && mask(candidate, order::CHOICE, vec![x.0, d.0]) == Some(order::OUTER)
@@ -260,34 +263,42 @@ fn executions(candidate: &LoopCandidate, statement: &StatementWork, d: Statement
         let Some(trips) = trips else {
             return 0.0;
         };
-        if outside(point) {
+        let jammed = mask(candidate, dim_kind::CHOICE, vec![point.0])
+            .is_none_or(|m| m & dim_kind::UNROLL != 0);
+        if outside(point) && !jammed {
             count *= trips as f64;
-        } else if outside(tile) {
-            // Tiles of the largest size left; a size of 1 leaves the tile
-            // loop out (it runs once).
-            let largest = match candidate.domain(&InstanceId {
-                choice: tile_size::CHOICE,
-                objects: vec![point.0],
-            }) {
-                Some(Domain::Integer { mask, universe }) => {
-                    let sizes: Vec<i64> = (0..universe.len())
-                        .filter(|b| mask >> b & 1 == 1)
-                        .map(|b| universe[b])
-                        .collect();
-                    if sizes.contains(&1) {
-                        None
-                    } else {
-                        sizes.into_iter().max()
-                    }
-                }
-                _ => None,
-            };
-            if let Some(size) = largest.filter(|s| *s > 0) {
-                count *= (trips as f64 / size as f64).ceil();
-            }
+        } else if outside(point) || outside(tile) {
+            count *= fewest_tiles(candidate, point, trips);
         }
     }
     count
+}
+
+/// The fewest tiles a loop of `trips` iterations can have: 1 while it may
+/// be left untiled (its tile loop then runs once), else its trips over
+/// the largest tile size left.
+fn fewest_tiles(candidate: &LoopCandidate, point: StatementsId, trips: i64) -> f64 {
+    let largest = match candidate.domain(&InstanceId {
+        choice: tile_size::CHOICE,
+        objects: vec![point.0],
+    }) {
+        Some(Domain::Integer { mask, universe }) => {
+            let sizes: Vec<i64> = (0..universe.len())
+                .filter(|b| mask >> b & 1 == 1)
+                .map(|b| universe[b])
+                .collect();
+            if sizes.contains(&1) {
+                None
+            } else {
+                sizes.into_iter().max()
+            }
+        }
+        _ => None,
+    };
+    match largest.filter(|s| *s > 0) {
+        Some(size) => (trips as f64 / size as f64).ceil(),
+        None => 1.0,
+    }
 }
 
 /// The values left to an enum instance, `None` if it has none.

@@ -316,9 +316,12 @@ fn kill_and_resume(batch: usize) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A cost function, boxed.
+type Cost<'t, B> = Box<dyn FnMut(&Candidate<B>) -> Outcome + 't>;
+
 /// Records the batches a search hands over before evaluating them.
 struct Batches<'t, B: Backbone> {
-    cost: Box<dyn FnMut(&Candidate<B>) -> Outcome + 't>,
+    cost: Cost<'t, B>,
     /// Each batch's leaves, by decision vector.
     prepared: Vec<Vec<Vec<u64>>>,
     /// Every evaluated leaf, by decision vector.

@@ -61,6 +61,9 @@ pub(super) enum CompileResult {
     TimedOut(f64),
 }
 
+/// How a compile ended and how long it took, or why it could not run.
+pub(super) type Compiled = Result<(CompileResult, f64), HarnessError>;
+
 /// What one compile needs: the compiler, the flags before the source, and
 /// the timeout.
 pub(super) struct Toolchain<'a> {
@@ -72,12 +75,7 @@ pub(super) struct Toolchain<'a> {
 impl Toolchain<'_> {
     /// Writes `kernel.c` in the directory of `build` under `base` and
     /// compiles it to `kernel`; returns how it ended and how long it took.
-    pub(super) fn compile(
-        &self,
-        base: &Path,
-        build: Build,
-        source: &str,
-    ) -> Result<(CompileResult, f64), HarnessError> {
+    pub(super) fn compile(&self, base: &Path, build: Build, source: &str) -> Compiled {
         let dir = build.dir(base);
         fs::create_dir_all(&dir).map_err(|e| HarnessError::io("create", &dir, &e))?;
         let source_path = dir.join(SOURCE_FILE);
@@ -138,10 +136,9 @@ impl Toolchain<'_> {
         &self,
         tasks: &[(PathBuf, Build, &str)],
         jobs: usize,
-    ) -> Vec<Result<(CompileResult, f64), HarnessError>> {
+    ) -> Vec<Compiled> {
         let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<Result<(CompileResult, f64), HarnessError>>>> =
-            Mutex::new(vec![None; tasks.len()]);
+        let results: Mutex<Vec<Option<Compiled>>> = Mutex::new(vec![None; tasks.len()]);
         std::thread::scope(|scope| {
             for _ in 0..jobs.clamp(1, tasks.len().max(1)) {
                 scope.spawn(|| loop {

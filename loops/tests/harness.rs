@@ -550,3 +550,37 @@ fn a_timing_build_that_lost_its_kernel_gives_way_to_the_check_build() {
     // Check builds only, from then on.
     assert!(!harness.build_dir(&candidate).join("timed").exists());
 }
+
+#[test]
+fn a_check_run_whose_kernel_outlasts_the_cut_off_is_stopped_before_its_dump() {
+    let dir = TempDir::new("kernel-limit");
+    let mut config = config(counting_compiler(&dir), &dir);
+    config.run_timeout_floor = Duration::from_millis(200);
+    let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(harness.kernel_limit(), None, "no best yet");
+    harness.set_incumbent(Some(harness.reference_seconds()));
+    let limit = harness
+        .kernel_limit()
+        .expect("the dump shows where the kernel ends");
+    assert_eq!(limit, Duration::from_millis(200));
+    assert!(harness.run_timeout() >= limit);
+    let slow = sleeping(3_000_000);
+    let start = Instant::now();
+    let measured = harness.evaluate(&slow);
+    assert!(
+        matches!(measured, Measurement::RunTimedOut { seconds } if seconds < 0.5),
+        "{}",
+        measured.summary()
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    let build = harness.build_dir(&slow);
+    assert_eq!(runs_of(&build), (1, 0));
+    assert_eq!(
+        std::fs::read_to_string(build.join("run.stderr")).unwrap(),
+        ""
+    );
+}

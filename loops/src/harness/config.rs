@@ -35,11 +35,13 @@ pub struct HarnessConfig {
     pub work_dir: PathBuf,
     /// A compile running longer fails (default 60 s).
     pub compile_timeout: Duration,
-    /// A candidate's run times out after this multiple of the wall time
-    /// of a run of the incumbent (the best so far; the reference before
-    /// there is one) (default 3)...
+    /// A candidate's run times out once it is sure to be cut off (see
+    /// [`Harness::run_timeout`](super::Harness::run_timeout)), or without
+    /// a cut-off after this multiple of the wall time of a run of the
+    /// incumbent; never after more than this multiple of the reference's
+    /// (default 3)...
     pub run_timeout_factor: f64,
-    /// ...but never sooner than this (default 5 s).
+    /// ...but never sooner than this (default 0.5 s).
     pub run_timeout_floor: Duration,
     /// The timeout of the reference's first run, whose time is not known
     /// yet (default 300 s).
@@ -71,7 +73,7 @@ impl HarnessConfig {
             work_dir,
             compile_timeout: Duration::from_secs(60),
             run_timeout_factor: 3.0,
-            run_timeout_floor: Duration::from_secs(5),
+            run_timeout_floor: Duration::from_millis(500),
             reference_timeout: Duration::from_secs(300),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             runs: 5,

@@ -19,7 +19,9 @@ use super::measurement::Measurement;
 use super::output::{
     compare_outputs, dump_section, last_message_line, parse_time, strip_time_line, truncate,
 };
-use super::process::{describe_status, read_lossy, spawn, wait_with_deadline};
+use super::process::{
+    describe_status, read_lossy, spawn, wait_watching, wait_with_deadline, Watched,
+};
 use crate::fnv::Fnv;
 
 /// Kernels whose check run takes less than this get twice the runs.
@@ -40,6 +42,12 @@ const EMPTY_KERNEL_SHARE: f64 = 0.5;
 /// cut-off limit too: the single run of a kernel of a few milliseconds is
 /// mostly noise, and timing such a candidate in full costs little.
 const CUTOFF_SLACK_SECONDS: f64 = 0.01;
+
+/// A run cut off while it runs (see [`Harness::run_timeout`]) may spend
+/// this much more than the reference outside its kernel, and
+/// `TIMEOUT_SLACK_SECONDS` more.
+const OUTSIDE_KERNEL_MARGIN: f64 = 1.25;
+const TIMEOUT_SLACK_SECONDS: f64 = 0.1;
 
 /// Rounds of [`Harness::remeasure`] for programs that take `seconds`:
 /// about half a second of each, between 3 and 10 rounds. Short kernels
@@ -95,6 +103,10 @@ pub struct Harness {
     time_check_builds: bool,
     /// The best time so far, which cut-offs and run timeouts follow.
     incumbent: Option<f64>,
+    /// Seconds a check run of the reference took before its kernel
+    /// (start-up, initialization), when its dump on stderr shows where the
+    /// kernel ended.
+    before_kernel: Option<f64>,
     compiles: usize,
     last_phases: Phases,
 }
@@ -105,6 +117,8 @@ enum RunResult {
         wall: f64,
         stdout: String,
         stderr: Option<String>,
+        /// When standard error first held something (watched runs).
+        first_stderr: Option<f64>,
     },
     Crashed(String),
     TimedOut(f64),
@@ -146,6 +160,7 @@ impl Harness {
             timed_as_checked: HashSet::new(),
             time_check_builds: false,
             incumbent: None,
+            before_kernel: None,
             compiles: 0,
             last_phases: Phases::default(),
         };
@@ -175,13 +190,14 @@ impl Harness {
             }));
         }
         let check = Build::Check.binary(&dir);
-        let (check_wall, stdout, stderr) =
-            match harness.run(&dir, &check, harness.config.reference_timeout, true)? {
+        let (check_wall, stdout, stderr, first_stderr) =
+            match harness.run(&dir, &check, harness.config.reference_timeout, true, None)? {
                 RunResult::Finished {
                     wall,
                     stdout,
                     stderr,
-                } => (wall, stdout, stderr.unwrap_or_default()),
+                    first_stderr,
+                } => (wall, stdout, stderr.unwrap_or_default(), first_stderr),
                 RunResult::Crashed(detail) => return Err(failed(format!("crashed: {detail}"))),
                 RunResult::TimedOut(seconds) => {
                     return Err(failed(format!("ran longer than {seconds:.1} s")))
@@ -199,6 +215,13 @@ impl Harness {
         };
         harness.reference_wall = check_wall;
         let first = harness.time_of(check_wall, &stdout).unwrap_or(check_wall);
+        // The dump starts on stderr as the kernel ends: what came before
+        // the kernel is the rest.
+        if matches!(harness.expected, Expected::Dump(_)) && harness.reported_time {
+            harness.before_kernel = first_stderr
+                .map(|at| at - first)
+                .filter(|s| s.is_finite() && *s >= 0.0);
+        }
         let timeout = scaled_timeout(
             check_wall * REFERENCE_TIMEOUT_FACTOR,
             harness.config.run_timeout_floor,
@@ -262,19 +285,39 @@ impl Harness {
         self.last_phases
     }
 
-    /// The run timeout of candidates: the factor times the wall time a
-    /// run of the incumbent takes (its time plus what the reference spends
-    /// outside its kernel), or of the reference while there is no
-    /// incumbent (or while the reference is faster), at least the floor.
+    /// The run timeout of candidates. With a cut-off and an incumbent, the
+    /// cut-off applied while the program runs: the wall time a run whose
+    /// kernel takes the cut-off factor times the incumbent's time would
+    /// take (what the reference spends outside its kernel, start-up,
+    /// initialization and dump, with a quarter more, and 0.1 s), since a
+    /// longer run is cut off anyway. Without a cut-off, the factor times
+    /// the wall time of a run of the incumbent. Never longer than the
+    /// factor times the reference's wall time (the rule before there is an
+    /// incumbent), never shorter than the floor.
     pub fn run_timeout(&self) -> Duration {
         let outside_kernel = (self.reference_wall - self.reference_seconds).max(0.0);
-        let wall = self.incumbent.map_or(self.reference_wall, |best| {
-            (best + outside_kernel).min(self.reference_wall)
-        });
-        scaled_timeout(
-            wall * self.config.run_timeout_factor,
-            self.config.run_timeout_floor,
-        )
+        let reference_rule = self.reference_wall * self.config.run_timeout_factor;
+        let rule = match (self.incumbent, self.config.cutoff) {
+            (Some(best), Some(factor)) => {
+                factor * best + OUTSIDE_KERNEL_MARGIN * outside_kernel + TIMEOUT_SLACK_SECONDS
+            }
+            (Some(best), None) => (best + outside_kernel) * self.config.run_timeout_factor,
+            (None, _) => reference_rule,
+        };
+        scaled_timeout(rule.min(reference_rule), self.config.run_timeout_floor)
+    }
+
+    /// How long a check run's kernel may run before the run is stopped:
+    /// a run whose dump has not started on standard error by the cut-off
+    /// factor times the incumbent's time, plus what the reference spends
+    /// before its kernel with a quarter more and 0.1 s, is cut off anyway.
+    /// It spares the wait for the dump of a hopeless candidate. `None`
+    /// without a cut-off, an incumbent, or a reference whose dump shows
+    /// where its kernel ends.
+    pub fn kernel_limit(&self) -> Option<Duration> {
+        let (best, factor, before) = (self.incumbent?, self.config.cutoff?, self.before_kernel?);
+        let limit = factor * best + OUTSIDE_KERNEL_MARGIN * before + TIMEOUT_SLACK_SECONDS;
+        Some(scaled_timeout(limit, self.config.run_timeout_floor).min(self.run_timeout()))
     }
 
     /// The directory where `source` is (or would be) built:
@@ -403,13 +446,20 @@ impl Harness {
     fn check_and_time(&mut self, hash: &str, dir: &Path) -> Result<Measurement, HarnessError> {
         let timeout = self.run_timeout();
         let start = Instant::now();
-        let checked = self.run(dir, &Build::Check.binary(dir), timeout, true)?;
+        let checked = self.run(
+            dir,
+            &Build::Check.binary(dir),
+            timeout,
+            true,
+            self.kernel_limit(),
+        )?;
         self.last_phases.check = start.elapsed().as_secs_f64();
         let (wall, stdout, stderr) = match checked {
             RunResult::Finished {
                 wall,
                 stdout,
                 stderr,
+                ..
             } => (wall, stdout, stderr.unwrap_or_default()),
             RunResult::Crashed(detail) => return Ok(Measurement::Crashed { detail }),
             RunResult::TimedOut(seconds) => return Ok(Measurement::RunTimedOut { seconds }),
@@ -505,7 +555,7 @@ impl Harness {
         let mut best = [f64::INFINITY; 2];
         for _ in 0..rounds.max(1) {
             for (slot, (name, binary, dir)) in binaries.iter().enumerate() {
-                let value = match self.run(dir, binary, timeout, false)? {
+                let value = match self.run(dir, binary, timeout, false, None)? {
                     RunResult::Finished { wall, stdout, .. } => self.time_of(wall, &stdout),
                     RunResult::Crashed(detail) => {
                         return Err(HarnessError::new(
@@ -550,13 +600,16 @@ impl Harness {
 
     /// Runs `binary` once in `dir`: standard output to `run.stdout`,
     /// standard error to `run.stderr` when `capture_stderr` (else
-    /// discarded).
+    /// discarded). With `silent_limit`, a run that has written nothing on
+    /// standard error by then (its kernel still running, before the dump)
+    /// is stopped as if it had timed out.
     fn run(
         &self,
         dir: &Path,
         binary: &Path,
         timeout: Duration,
         capture_stderr: bool,
+        silent_limit: Option<Duration>,
     ) -> Result<RunResult, HarnessError> {
         let stdout_path = dir.join(STDOUT_FILE);
         let stdout =
@@ -587,12 +640,25 @@ impl Harness {
                 )))
             }
         };
-        let status = wait_with_deadline(&mut child, start, timeout, false)
-            .map_err(|e| HarnessError::io("wait for", binary, &e))?;
-        let wall = start.elapsed().as_secs_f64();
-        let Some(status) = status else {
-            return Ok(RunResult::TimedOut(timeout.as_secs_f64()));
+        let (status, first_stderr) = if capture_stderr {
+            match wait_watching(&mut child, start, timeout, &stderr_path, silent_limit)
+                .map_err(|e| HarnessError::io("wait for", binary, &e))?
+            {
+                Watched::Exited(status, first) => (status, first),
+                Watched::TimedOut => return Ok(RunResult::TimedOut(timeout.as_secs_f64())),
+                Watched::Silent => {
+                    return Ok(RunResult::TimedOut(start.elapsed().as_secs_f64()));
+                }
+            }
+        } else {
+            let status = wait_with_deadline(&mut child, start, timeout, false)
+                .map_err(|e| HarnessError::io("wait for", binary, &e))?;
+            let Some(status) = status else {
+                return Ok(RunResult::TimedOut(timeout.as_secs_f64()));
+            };
+            (status, None)
         };
+        let wall = start.elapsed().as_secs_f64();
         let stderr = if capture_stderr {
             Some(read_lossy(&stderr_path).map_err(|e| HarnessError::io("read", &stderr_path, &e))?)
         } else {
@@ -611,6 +677,7 @@ impl Harness {
             wall,
             stdout,
             stderr,
+            first_stderr,
         })
     }
 
@@ -627,7 +694,7 @@ impl Harness {
         let run_dir = build.dir(dir);
         let mut runs = Vec::with_capacity(count);
         for _ in 0..count {
-            match self.run(&run_dir, &binary, timeout, false)? {
+            match self.run(&run_dir, &binary, timeout, false, None)? {
                 RunResult::Finished { wall, stdout, .. } => match self.time_of(wall, &stdout) {
                     Some(value) => runs.push(value),
                     None => {

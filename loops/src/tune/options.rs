@@ -132,10 +132,12 @@ pub struct TuneOptions {
     /// Seconds a compile may take.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub compile_timeout: f64,
-    /// A candidate's run is stopped after three times the time a run of
-    /// the best candidate so far takes (of the reference before there is
-    /// one), but never sooner than this many seconds.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    /// A candidate's run is stopped once it is sure to be cut off (its
+    /// kernel, or the whole run, past the cut-off; without a cut-off,
+    /// after three times a run of the best candidate so far), after three
+    /// times the reference's at most, but never sooner than this many
+    /// seconds.
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
     pub run_timeout: f64,
     /// Read the time from the standard-output line starting with this
     /// prefix [default: the last line that is a number, as PolyBench

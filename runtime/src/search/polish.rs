@@ -96,7 +96,8 @@ pub(crate) fn neighbour<B: Backbone>(
         let Some(leaf) = descend(&candidate, &mut path, harness, &Pick::Uniform, bound) else {
             continue;
         };
-        if !seen.contains(&leaf) {
+        // The replayed decisions were not checked against the bound.
+        if !seen.contains(&leaf) && !harness.prunes(bound, &leaf) {
             return Some((leaf, path));
         }
     }

@@ -525,7 +525,7 @@ fn tune_records_crashes_hangs_and_hanging_compiles_and_goes_on() {
     // crashing program for another quarter and a looping one for a third,
     // and compiles the others.
     let fake = dir.join("fake-cc");
-    std::fs::write(
+    write_script(
         &fake,
         r#"#!/bin/sh
 out=""; src=""; prev=""
@@ -544,13 +544,7 @@ case $(( $(cksum < "$src" | cut -d' ' -f1) % 4 )) in
 esac
 exec cc "$@"
 "#,
-    )
-    .unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    );
     let work = dir.join("work");
     let mut args = vec![
         "tune",
@@ -753,6 +747,15 @@ fn lower_lists_decisions_that_give_the_candidate_back() {
     assert_eq!(lower(&listed), first);
 }
 
+/// Runs commute, which must succeed: its standard output and error.
+fn commute_ok(args: &[&str]) -> (String, String) {
+    let output = commute(args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
 /// The evaluations of a journal, as JSON values (the header left out).
 fn journal_records(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
@@ -863,12 +866,9 @@ chmod +x "$out"
         }
         args.push("--");
         args.extend(SMALL_GEMM);
-        commute(&args)
+        commute_ok(&args)
     };
-    let output = run("10", false);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = run("10", false);
     let journal = work.join("journal.jsonl");
     let records = journal_records(&journal);
     let cut = records.iter().filter(|r| r["flag"] == "cut_off").count();
@@ -907,8 +907,7 @@ chmod +x "$out"
     // The breakdown says where the time went.
     assert!(stdout.contains("where the search's "), "{stdout}");
     assert!(stdout.contains("  cut off "), "{stdout}");
-    let report = commute(&["report", journal.to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&report.stdout);
+    let (text, _) = commute_ok(&["report", journal.to_str().unwrap()]);
     assert!(
         text.contains(&format!("{cut} cut off after one run")),
         "{text}"
@@ -919,10 +918,7 @@ chmod +x "$out"
     // Resumed with a larger budget: the recorded evaluations, cut-offs
     // included, are kept as they are and not run again.
     let before = std::fs::read_to_string(&journal).unwrap();
-    let output = run("14", true);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = run("14", true);
     assert!(stderr.contains("resuming 10 evaluations"), "{stderr}");
     assert!(
         stdout.contains("after 14 evaluations (10 replayed from the journal)"),
@@ -1066,10 +1062,7 @@ fn the_lower_bound_stays_under_every_measured_time() {
         "--",
     ];
     args.extend(SMALL_GEMM);
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (_, stderr) = commute_ok(&args);
     assert!(stderr.contains("lower bound: "), "{stderr}");
     let journal = work.join("journal.jsonl");
     assert!(assert_bounds_hold(&journal) >= 4, "{stderr}");

@@ -483,7 +483,10 @@ fn a_batch_is_built_in_parallel_before_anything_runs() {
     assert_eq!(harness.compiles(), 4);
     for source in &sources {
         let build = harness.build_dir(source);
-        assert!(build.join("kernel").is_file() && build.join("timed/kernel").is_file());
+        for binary in ["kernel", "timed/kernel"] {
+            let log = std::fs::read_to_string(build.join(binary).with_file_name("compile.log"));
+            assert!(build.join(binary).is_file(), "{binary}: {log:?}");
+        }
         assert_eq!(runs_of(&build), (0, 0), "built, not run");
     }
     // Prepared again: nothing is rebuilt.

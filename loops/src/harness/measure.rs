@@ -35,8 +35,11 @@ const REFERENCE_TIMEOUT_FACTOR: f64 = 10.0;
 /// check run's time has lost its kernel: a compiler may drop a
 /// computation whose results nothing prints (without the dump, nothing
 /// does in a program without a guard such as PolyBench's
-/// `polybench_prevent_dce`). The check build is timed instead.
+/// `polybench_prevent_dce`). The check build is timed instead. The runs
+/// must also be `EMPTY_KERNEL_SECONDS` shorter: the single check run of a
+/// kernel of a few milliseconds varies more than that share.
 const EMPTY_KERNEL_SHARE: f64 = 0.5;
+const EMPTY_KERNEL_SECONDS: f64 = 0.005;
 
 /// A check run is cut off only when it is this many seconds above the
 /// cut-off limit too: the single run of a kernel of a few milliseconds is
@@ -517,7 +520,7 @@ impl Harness {
             failure => return Ok(failure),
         };
         let slowest = runs.iter().copied().fold(0.0, f64::max);
-        if slowest >= EMPTY_KERNEL_SHARE * first {
+        if slowest >= EMPTY_KERNEL_SHARE * first || first - slowest < EMPTY_KERNEL_SECONDS {
             return Ok(Ok(runs));
         }
         self.timed_as_checked.insert(hash.to_string());

@@ -6,8 +6,18 @@
 #
 #   benches/tune-examples.sh                 # 200 evaluations each
 #   BUDGET=50 EXAMPLES="gemm atax" benches/tune-examples.sh
+#   MODE=large benches/tune-examples.sh      # sizes of 0.3 s and more, 10 minutes each
 #
-# Settings (environment): BUDGET (evaluations per example, default 200),
+# MODE=large builds every example at sizes where clang-22 -O3 takes at
+# least 0.3 s on this project's machine (see large_sizes below, measured
+# there), tunes each under a time budget (TIME_BUDGET seconds, default
+# 600) instead of an evaluation budget, and writes where each search's
+# time went (compiling, checking, timed runs, cut-offs, timeouts,
+# failures) after the table.
+#
+# Settings (environment): MODE (default, or large), BUDGET (evaluations
+# per example, default 200), TIME_BUDGET (seconds per example in large
+# mode, default 600),
 # THREADS (default 2), RUNS (timed runs per baseline, default 5),
 # EXAMPLES (names under examples/, default all), CFLAGS (default
 # "-O3 -march=native"), SIZES (extra -D flags for every build, default
@@ -19,7 +29,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+MODE=${MODE:-default}
 BUDGET=${BUDGET:-200}
+TIME_BUDGET=${TIME_BUDGET:-600}
 THREADS=${THREADS:-2}
 RUNS=${RUNS:-5}
 CFLAGS=${CFLAGS:--O3 -march=native}
@@ -34,6 +46,23 @@ cargo build --release --locked --quiet
 # A copy: rebuilding the workspace during the run must not change it.
 COMMUTE=$WORK/commute
 cp target/release/commute "$COMMUTE"
+
+# -D flags that make an example take at least 0.3 s with clang-22 -O3
+# -march=native: measured on 2026-11-24 on this project's 2-core machine
+# (2mm 0.46 s, abt 1.47, atax 0.33 (its matrix takes 2 GB), covariance
+# 0.40, gemm 0.37, jacobi-2d 0.44, lu 0.47, seidel-2d 0.39, syrk 0.43).
+large_sizes() {
+  case $1 in
+    2mm) echo "-DNI=540 -DNJ=570 -DNK=600 -DNL=640" ;;
+    atax) echo "-DM=16000 -DN=16000" ;;
+    covariance) echo "-DM=720 -DN=800" ;;
+    jacobi-2d) echo "-DTSTEPS=400 -DN=1000" ;;
+    lu) echo "-DN=1100" ;;
+    seidel-2d) echo "-DTSTEPS=60 -DN=1000" ;;
+    syrk) echo "-DN=900 -DM=800" ;;
+    *) echo "" ;; # abt and gemm: their own sizes
+  esac
+}
 
 # The minimum over RUNS timed runs after a warm-up, of the time the
 # program prints (-DPOLYBENCH_TIME).
@@ -53,18 +82,33 @@ build_and_time() {
   shift 3
   local binary="$WORK/$name-$label"
   # shellcheck disable=SC2086
-  # With the dump, as commute builds the reference and candidates: without
-  # it a compiler may drop a kernel whose results are never printed.
-  if ! "$cc" $CFLAGS $SIZES "$@" -DPOLYBENCH_TIME -DPOLYBENCH_DUMP_ARRAYS -Iexamples "examples/$name.c" -o "$binary" -lm 2>"$binary.log"; then
+  # Without the dump, as commute times candidates: the examples keep their
+  # kernel alive without it (harness.h).
+  if ! "$cc" $CFLAGS $SIZES $(example_sizes "$name") "$@" -DPOLYBENCH_TIME -Iexamples "examples/$name.c" -o "$binary" -lm 2>"$binary.log"; then
     echo "failed"
     return
   fi
   time_binary "$binary"
 }
 
+# The example's own sizes, or the large ones in large mode.
+example_sizes() {
+  if [ "$MODE" = large ]; then large_sizes "$1"; fi
+}
+
+if [ "$MODE" = large ]; then
+  limit=(--time-budget "$TIME_BUDGET")
+  budget_label="$TIME_BUDGET s each"
+else
+  limit=(--budget "$BUDGET")
+  budget_label="$BUDGET evaluations"
+fi
+BREAKDOWN="$WORK/breakdown.md"
+: >"$BREAKDOWN"
+
 {
-  echo "| example | gcc -O3 | clang-22 -O3 | Polly | Polly parallel ($THREADS threads) | commute tune ($THREADS threads, $BUDGET evaluations) | tuned vs best baseline |"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| example | gcc -O3 | clang-22 -O3 | Polly | Polly parallel ($THREADS threads) | commute tune ($THREADS threads, $budget_label) | tuned vs best baseline | evaluations |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 } >"$OUT"
 
 for name in $EXAMPLES; do
@@ -75,15 +119,24 @@ for name in $EXAMPLES; do
   pollyp_t=$(build_and_time "$name" polly-parallel clang-22 -fopenmp -mllvm -polly -mllvm -polly-parallel)
   log="$WORK/$name-tune.log"
   # shellcheck disable=SC2086
-  "$COMMUTE" tune "examples/$name.c" --budget "$BUDGET" --threads "$THREADS" --cc clang-22 \
-    --work-dir "$WORK/$name" -o "$WORK/$name.tuned.c" -- $CFLAGS $SIZES >"$log" 2>"$log.err" || true
+  "$COMMUTE" tune "examples/$name.c" "${limit[@]}" --threads "$THREADS" --cc clang-22 \
+    --work-dir "$WORK/$name" -o "$WORK/$name.tuned.c" -- $CFLAGS $SIZES $(example_sizes "$name") >"$log" 2>"$log.err" || true
   tuned_t=$(sed -n 's/^best: \([0-9.]*\) s.*/\1/p' "$log")
+  evaluations=$(sed -n 's/.* after \([0-9]*\) evaluations.*/\1/p' "$log" | head -n1)
+  {
+    echo
+    echo "$name ($(example_sizes "$name" | sed 's/^$/its own sizes/')):"
+    echo '```'
+    grep -E '^lower bound: [0-9]+ of ' "$log" || echo "lower bound: nothing compared"
+    sed -n "/^where the search's/,/^  other/p" "$log"
+    echo '```'
+  } >>"$BREAKDOWN"
   tuned_t=${tuned_t:-failed}
   ratio=$(awk -v t="$tuned_t" -v a="$gcc_t" -v b="$clang_t" -v c="$polly_t" -v d="$pollyp_t" 'BEGIN {
     best = ""; n = split(a " " b " " c " " d, v, " ");
     for (i = 1; i <= n; i++) if (v[i] != "failed" && (best == "" || v[i] + 0 < best + 0)) best = v[i];
     if (t == "failed" || best == "") print "-"; else printf "%.2fx\n", best / t }')
-  echo "| $name | $gcc_t | $clang_t | $polly_t | $pollyp_t | $tuned_t | $ratio |" | tee -a "$OUT" >&2
+  echo "| $name | $gcc_t | $clang_t | $polly_t | $pollyp_t | $tuned_t | $ratio | ${evaluations:-?} |" | tee -a "$OUT" >&2
   cp "$log" "$(dirname "$OUT")/$name-tune.txt"
   if [ -f "$WORK/$name.tuned.c" ]; then cp "$WORK/$name.tuned.c" "$(dirname "$OUT")/"; fi
 done
@@ -91,8 +144,11 @@ done
 {
   echo
   echo "Seconds (minimum of $RUNS runs after a warm-up; commute's figure is its verified best,"
-  echo "re-measured against the incumbent). CFLAGS: $CFLAGS $SIZES. Machine: $(nproc) cores,"
+  echo "re-measured against the incumbent). CFLAGS: $CFLAGS $SIZES (mode: $MODE). Machine: $(nproc) cores,"
   echo "$(gcc --version | head -n1), $(clang-22 --version | head -n1). $(date -u +%Y-%m-%d)."
+  echo
+  echo "Where each search's time went:"
+  cat "$BREAKDOWN"
 } >>"$OUT"
 if [ "${KEEP:-0}" = 1 ]; then
   echo "table: $OUT (work files in $WORK)" >&2

@@ -75,12 +75,12 @@ static void kernel(double alpha, double beta) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   double alpha, beta;
   init(&alpha, &beta);
   double start = harness_now();
   kernel(alpha, beta);
   harness_report_time(harness_now() - start);
-  harness_dump("D", &D[0][0], (long)NI * NL);
+  harness_dump(argc, argv, "D", &D[0][0], (long)NI * NL);
   return 0;
 }

@@ -54,11 +54,11 @@ static void kernel(void) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   init();
   double start = harness_now();
   kernel();
   harness_report_time(harness_now() - start);
-  harness_dump("y", y, (long)N);
+  harness_dump(argc, argv, "y", y, (long)N);
   return 0;
 }

@@ -63,12 +63,12 @@ static void kernel(double float_n) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   double float_n;
   init(&float_n);
   double start = harness_now();
   kernel(float_n);
   harness_report_time(harness_now() - start);
-  harness_dump("cov", &cov[0][0], (long)M * M);
+  harness_dump(argc, argv, "cov", &cov[0][0], (long)M * M);
   return 0;
 }

@@ -63,11 +63,11 @@ static void kernel(void) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   init();
   double start = harness_now();
   kernel();
   harness_report_time(harness_now() - start);
-  harness_dump("D", &D[0][0][0], (long)NI * (N + 1) * (N + 1));
+  harness_dump(argc, argv, "D", &D[0][0][0], (long)NI * (N + 1) * (N + 1));
   return 0;
 }

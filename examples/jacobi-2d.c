@@ -52,11 +52,11 @@ static void kernel(void) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   init();
   double start = harness_now();
   kernel();
   harness_report_time(harness_now() - start);
-  harness_dump("A", &A[0][0], (long)N * N);
+  harness_dump(argc, argv, "A", &A[0][0], (long)N * N);
   return 0;
 }

@@ -41,7 +41,7 @@ static void matmul(int ni, int nj, int nk, const double *restrict A,
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   double *A = malloc(sizeof(double) * NI * NK);
   double *B = malloc(sizeof(double) * NK * NJ);
   double *C = malloc(sizeof(double) * NI * NJ);
@@ -56,7 +56,7 @@ int main(void) {
   double start = harness_now();
   matmul(NI, NJ, NK, A, B, C);
   harness_report_time(harness_now() - start);
-  harness_dump("C", C, (long)NI * NJ);
+  harness_dump(argc, argv, "C", C, (long)NI * NJ);
   free(A);
   free(B);
   free(C);

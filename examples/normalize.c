@@ -61,11 +61,11 @@ static void kernel(void) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   init();
   double start = harness_now();
   kernel();
   harness_report_time(harness_now() - start);
-  harness_dump("Y", &Y[0][0], (long)N * M);
+  harness_dump(argc, argv, "Y", &Y[0][0], (long)N * M);
   return 0;
 }

@@ -53,12 +53,12 @@ static void kernel(double alpha, double beta) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   double alpha, beta;
   init(&alpha, &beta);
   double start = harness_now();
   kernel(alpha, beta);
   harness_report_time(harness_now() - start);
-  harness_dump("C", &C[0][0], (long)N * N);
+  harness_dump(argc, argv, "C", &C[0][0], (long)N * N);
   return 0;
 }

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::digest::{loop_tables, ordering_tables, with_model, Tables};
 use commute_loops::frontend::read_kernel;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone as LoopBackbone;
@@ -46,6 +47,8 @@ pub struct Options {
     pub statements: u32,
     pub seconds: f64,
     pub seed: u64,
+    /// Where the engine's tables come from.
+    pub tables: Tables,
 }
 
 /// Random descents from the root for `seconds` (at least 10), then
@@ -94,24 +97,21 @@ fn engine<B: Backbone>(
 }
 
 pub fn run(options: &Options) -> Result<Report, String> {
-    let ordering = engine(
-        "spaces/paper/listing07_ordering.space",
-        format!("{} statements", options.statements),
-        || {
-            Candidate::new(ordering::Backbone(ordering::Chain(options.statements)))
-                .map_err(|e| e.to_string())
-        },
-        ordering::MODEL.default_priority,
-        options,
-    )?;
+    let chain = ordering::Backbone(ordering::Chain(options.statements));
     let host = bundled_kernel("gemm.c")?;
-    let loops = engine(
-        commute_loops::space::SOURCE_FILE,
-        "examples/gemm.c".to_string(),
-        || Candidate::new(LoopBackbone(host.clone())).map_err(|e| e.to_string()),
-        &DECISION_PRIORITY,
-        options,
-    )?;
+    let (ordering, loops) = match options.tables {
+        Tables::Generated => (
+            ordering_engine(chain, options)?,
+            loop_engine(LoopBackbone(host), options)?,
+        ),
+        Tables::Loaded => (
+            ordering_engine(with_model(chain, ordering_tables(Tables::Loaded)?), options)?,
+            loop_engine(
+                with_model(LoopBackbone(host), loop_tables(Tables::Loaded)?),
+                options,
+            )?,
+        ),
+    };
     let (codegen_space, codegen) = codegen_time()?;
     Ok(Report {
         ordering,
@@ -120,6 +120,26 @@ pub fn run(options: &Options) -> Result<Report, String> {
         codegen_milliseconds: codegen.as_secs_f64() * 1e3,
         seed: options.seed,
     })
+}
+
+fn ordering_engine<B: Backbone>(backbone: B, options: &Options) -> Result<Engine, String> {
+    engine(
+        "spaces/paper/listing07_ordering.space",
+        format!("{} statements", options.statements),
+        || Candidate::new(backbone.clone()).map_err(|e| e.to_string()),
+        ordering::MODEL.default_priority,
+        options,
+    )
+}
+
+fn loop_engine<B: Backbone>(backbone: B, options: &Options) -> Result<Engine, String> {
+    engine(
+        commute_loops::space::SOURCE_FILE,
+        "examples/gemm.c".to_string(),
+        || Candidate::new(backbone.clone()).map_err(|e| e.to_string()),
+        &DECISION_PRIORITY,
+        options,
+    )
 }
 
 /// The backbone of a bundled example (`examples/NAME`).

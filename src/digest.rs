@@ -7,14 +7,20 @@
 //! that reached them, dead ends by the constraint, bindings, emptied
 //! instance and message they report, so a reordering that only makes a
 //! dead end name another constraint shows too.
+//!
+//! With `--loaded`, every space is read from its file and lowered in
+//! memory (`commute_codegen::load_in`) rather than taken from the
+//! generated code, the same backbones answering: every line must equal
+//! the generated run's, since both paths build the same tables.
 
 use commute_loops::fnv::Fnv;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone as LoopBackbone;
 use commute_loops::space::DECISION_PRIORITY;
+use commute_runtime::backbone::WithModel;
 use commute_runtime::descent::{random_descent, random_descent_backtracking, Descent};
 use commute_runtime::testing::RandomBackbone;
-use commute_runtime::{Backbone, Candidate};
+use commute_runtime::{Backbone, Candidate, Model};
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -105,15 +111,69 @@ impl Tally {
     }
 }
 
-fn ordering_root(
-    statements: u32,
-) -> Result<Candidate<ordering::Backbone<ordering::Chain>>, String> {
-    Candidate::new(ordering::Backbone(ordering::Chain(statements))).map_err(|e| e.to_string())
+/// Where the engine's tables come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tables {
+    /// The `MODEL` statics generated at build time.
+    Generated,
+    /// Each space file read and lowered in memory when the run starts.
+    Loaded,
 }
 
-/// Runs every descent of the digest; `scale` multiplies their numbers.
-/// `progress` is told each line's name before it runs.
-pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, String> {
+impl Tables {
+    /// The tables of the space whose generated ones are `generated`, read
+    /// from `path` relative to the folder `dir` when loaded.
+    pub fn of(
+        self,
+        generated: &'static Model,
+        dir: &std::path::Path,
+        path: &str,
+    ) -> Result<&'static Model, String> {
+        match self {
+            Tables::Generated => Ok(generated),
+            Tables::Loaded => commute_codegen::load_in(dir, path).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// `backbone` seen through `model`, the tables of its own space.
+pub fn with_model<B: Backbone>(backbone: B, model: &'static Model) -> WithModel<B> {
+    WithModel {
+        inner: backbone,
+        model,
+    }
+}
+
+/// The tables of the ordering space.
+pub fn ordering_tables(tables: Tables) -> Result<&'static Model, String> {
+    tables.of(
+        &ordering::MODEL,
+        commute_spaces::package_dir(),
+        "paper/listing07_ordering.space",
+    )
+}
+
+/// The tables of the loop space.
+pub fn loop_tables(tables: Tables) -> Result<&'static Model, String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("loops");
+    tables.of(&commute_loops::space::MODEL, &dir, "loops/loops.space")
+}
+
+type OrderingRoot = Candidate<WithModel<ordering::Backbone<ordering::Chain>>>;
+
+fn ordering_root(statements: u32, model: &'static Model) -> Result<OrderingRoot, String> {
+    Candidate::new(with_model(
+        ordering::Backbone(ordering::Chain(statements)),
+        model,
+    ))
+    .map_err(|e| e.to_string())
+}
+
+/// Runs every descent of the digest on `tables`; `scale` multiplies their
+/// numbers. `progress` is told each line's name before it runs.
+pub fn run(scale: usize, tables: Tables, progress: &mut dyn FnMut(&str)) -> Result<Digest, String> {
+    let ordering_model = ordering_tables(tables)?;
+    let loop_model = loop_tables(tables)?;
     let mut lines = Vec::new();
     let mut add = |name: String, fill: &mut dyn FnMut(&mut Tally)| {
         progress(&name);
@@ -123,7 +183,7 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
     };
 
     // The two spaces `commute bench` times, from several seeds.
-    let root = ordering_root(30)?;
+    let root = ordering_root(30, ordering_model)?;
     for seed in 1..=4u64 {
         add(format!("ordering, 30 statements, seed {seed}"), &mut |t| {
             t.descend(
@@ -136,7 +196,7 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
         });
     }
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let gemm = loop_root("gemm.c")?;
+    let gemm = loop_root("gemm.c", loop_model)?;
     for seed in 1..=4u64 {
         add(format!("loops, examples/gemm.c, seed {seed}"), &mut |t| {
             t.descend(
@@ -151,7 +211,7 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
     // Other sizes of the ordering space, from 2 statements (one instance)
     // to 70 (past one word of bit planes).
     for (statements, descents) in [(2u32, 500), (5, 500), (12, 500), (50, 50), (70, 10)] {
-        let root = ordering_root(statements)?;
+        let root = ordering_root(statements, ordering_model)?;
         add(format!("ordering, {statements} statements"), &mut |t| {
             t.descend(
                 &root,
@@ -164,7 +224,9 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
     }
     // Every bundled model on small random backbones: these reach dead
     // ends, and their spaces use every construct of the language.
-    for (name, model) in commute_spaces::models() {
+    let sources = commute_spaces::model_sources();
+    for ((name, generated), (_, path)) in commute_spaces::models().into_iter().zip(sources) {
+        let model = tables.of(generated, commute_spaces::package_dir(), path)?;
         add(format!("{name}, random backbones"), &mut |t| {
             for size in [2u32, 3, 4, 6, 9] {
                 for seed in 0..(2 * scale as u64) {
@@ -192,7 +254,7 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
         let name = path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().to_string());
-        let root = loop_root(&name)?;
+        let root = loop_root(&name, loop_model)?;
         add(format!("loops, examples/{name}"), &mut |t| {
             t.descend(&root, &DECISION_PRIORITY, 200 * scale, 11, true);
             t.descend(&root, &[], 50 * scale, 13, true);
@@ -210,9 +272,13 @@ pub fn run(scale: usize, progress: &mut dyn FnMut(&str)) -> Result<Digest, Strin
 }
 
 /// The root of the loop space of `examples/NAME`.
-fn loop_root(name: &str) -> Result<Candidate<LoopBackbone<KernelHost>>, String> {
+fn loop_root(
+    name: &str,
+    model: &'static Model,
+) -> Result<Candidate<WithModel<LoopBackbone<KernelHost>>>, String> {
     let host = crate::bench::bundled_kernel(name)?;
-    Candidate::new(LoopBackbone(host)).map_err(|e| format!("examples/{name}: {e}"))
+    Candidate::new(with_model(LoopBackbone(host), model))
+        .map_err(|e| format!("examples/{name}: {e}"))
 }
 
 pub fn print(digest: &Digest) {
@@ -234,10 +300,50 @@ mod tests {
     use super::*;
 
     fn tally(statements: u32, seed: u64) -> Line {
-        let root = ordering_root(statements).expect("the ordering space is not empty");
+        let root =
+            ordering_root(statements, &ordering::MODEL).expect("the ordering space is not empty");
         let mut tally = Tally::default();
         tally.descend(&root, ordering::MODEL.default_priority, 20, seed, true);
         tally.line(String::new())
+    }
+
+    /// The digest's descents on small backbones of every bundled space and
+    /// of the loop space, through generated and loaded tables: equal
+    /// hashes (`commute bench --digest --loaded` compares every line).
+    #[test]
+    fn loaded_tables_reach_the_same_leaves_and_dead_ends() {
+        let hash = |tables: Tables| {
+            let mut lines = Vec::new();
+            let root = ordering_root(6, ordering_tables(tables).expect("loads"))
+                .expect("the ordering space is not empty");
+            let mut tally = Tally::default();
+            tally.descend(&root, ordering::MODEL.default_priority, 50, 1, true);
+            lines.push(tally.line("ordering".into()));
+            let sources = commute_spaces::model_sources();
+            for ((name, generated), (_, path)) in commute_spaces::models().into_iter().zip(sources)
+            {
+                let model = tables
+                    .of(generated, commute_spaces::package_dir(), path)
+                    .expect("loads");
+                let mut tally = Tally::default();
+                for seed in 0..3 {
+                    match Candidate::new(RandomBackbone::new(model, seed, 3)) {
+                        Ok(root) => tally.descend(&root, model.default_priority, 20, seed, true),
+                        Err(error) => tally.refused(&error.to_string()),
+                    }
+                }
+                lines.push(tally.line(name.into()));
+            }
+            let root = loop_root("atax.c", loop_tables(tables).expect("loads")).expect("lays out");
+            let mut tally = Tally::default();
+            tally.descend(&root, &DECISION_PRIORITY, 20, 5, true);
+            lines.push(tally.line("loops".into()));
+            lines
+                .into_iter()
+                .map(|l| (l.name, l.decisions, l.dead_ends, l.hash))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(hash(Tables::Generated), hash(Tables::Loaded));
     }
 
     #[test]

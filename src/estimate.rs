@@ -48,6 +48,8 @@ pub struct Options {
     pub samples: usize,
     pub seed: u64,
     pub strata: Strata,
+    /// A space file with its host file instead of a bundled space.
+    pub hosted: Option<crate::hosted::SpaceArgs>,
 }
 
 /// What one run estimated.
@@ -67,6 +69,17 @@ pub struct Report {
 
 pub fn run(options: &Options) -> Result<Report, String> {
     let started = Instant::now();
+    if let Some(hosted) = &options.hosted {
+        let (_, root) = crate::hosted::fixed_root(hosted)?;
+        let mut report = estimate_root(
+            options,
+            &root,
+            format!("host {}", hosted.host.display()),
+            started,
+        );
+        report.space = hosted.space.display().to_string();
+        return Ok(report);
+    }
     if options.space == "ordering" {
         let root = Candidate::new(paper::ordering::Backbone(paper::ordering::Chain(
             options.statements,

@@ -22,6 +22,8 @@ macro_rules! say_part {
 mod bench;
 mod digest;
 mod estimate;
+mod evaluate;
+mod hosted;
 mod report;
 mod search;
 mod show;
@@ -82,6 +84,11 @@ enum Command {
         /// With --digest: multiply the number of descents.
         #[arg(long, default_value_t = 1, requires = "digest", value_parser = clap::value_parser!(u32).range(1..))]
         scale: u32,
+        /// Read every space from its file and build its tables in memory
+        /// instead of using the generated code (with --digest, every line
+        /// must equal the one without).
+        #[arg(long)]
+        loaded: bool,
     },
     /// Summarize a search journal and plot its best value so far against
     /// evaluations (SVG), next to baseline searches.
@@ -101,6 +108,22 @@ enum Command {
     /// differ from a hidden leaf; the optimum is 0), to try search
     /// settings, fixed decisions, journals and resuming.
     Search {
+        /// A space file to search, with `--host` and `--evaluate` (instead
+        /// of a bundled space under a synthetic cost).
+        #[arg(value_name = "SPACE.space", requires_all = ["host", "evaluate"])]
+        file: Option<PathBuf>,
+        /// The host file of SPACE (TOML): its objects and properties.
+        #[arg(long, value_name = "HOST.toml", requires = "file")]
+        host: Option<PathBuf>,
+        /// A shell command that evaluates a leaf: the decisions come as
+        /// JSON on its standard input and as `COMMUTE_<CHOICE>_<OBJECTS>`
+        /// variables; the number it prints last is the cost (lower is
+        /// better). A non-zero exit, no number or a timeout is a failure.
+        #[arg(long, value_name = "CMD", requires = "file")]
+        evaluate: Option<String>,
+        /// Seconds one run of `--evaluate` may take.
+        #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+        timeout: f64,
         /// The space: `ordering` (a chain of statements), `product` (items
         /// with four values each) or a corpus space on a random backbone.
         #[arg(long, default_value = "ordering")]
@@ -171,10 +194,39 @@ enum Command {
         #[arg(long, value_name = "FUNCTION|LINE")]
         nest: Option<String>,
     },
+    /// Propagate a space file on a host file, with fixed decisions: print
+    /// every domain left, or the dead end (the constraint, its place and
+    /// the objects) the decisions reach.
+    Explore(hosted::SpaceArgs),
+    /// List the leaves of a space file on a host file, one JSON object of
+    /// decisions per line (as `search --evaluate` passes them), or count
+    /// them.
+    Enumerate {
+        #[command(flatten)]
+        space: hosted::SpaceArgs,
+        /// Print only how many leaves there are (counted by independent
+        /// parts and reused counts, not one by one).
+        #[arg(long)]
+        count: bool,
+        /// List at most this many leaves.
+        #[arg(long, conflicts_with = "count")]
+        limit: Option<usize>,
+    },
     /// Estimate the number of leaves of a bundled space: Knuth's estimator
     /// and Chen's heuristic sampling, each with a 95% confidence interval,
     /// and the dead-end rate of uniform random descents.
     Estimate {
+        /// A space file to estimate, with `--host` (instead of a bundled
+        /// space).
+        #[arg(value_name = "SPACE.space", requires = "host")]
+        file: Option<PathBuf>,
+        /// The host file of SPACE (TOML): its objects and properties.
+        #[arg(long, value_name = "HOST.toml", requires = "file")]
+        host: Option<PathBuf>,
+        /// With SPACE: a decision fixed first, with the host's names
+        /// (repeatable).
+        #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE", requires = "file")]
+        fixes: Vec<String>,
         /// The paper's ordering space, or a corpus space on a random backbone.
         #[arg(long, default_value = "ordering",
               value_parser = clap::builder::PossibleValuesParser::new(estimate::SPACES))]
@@ -214,6 +266,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Search {
+            file,
+            host,
+            evaluate,
+            timeout,
             space,
             statements,
             size,
@@ -249,13 +305,31 @@ fn main() -> ExitCode {
                 journal,
                 resume,
                 priority,
+                hosted: match (file, host, evaluate) {
+                    (Some(space), Some(host), Some(evaluate)) => Some(search::Hosted {
+                        space,
+                        host,
+                        evaluate,
+                        timeout,
+                    }),
+                    _ => None,
+                },
             };
             exit_code(search::run(&options))
         }
         Command::Show { file, all, nest } => exit_code(show::run(&file, all, nest.as_deref())),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
+        Command::Explore(args) => exit_code(hosted::explore(&args)),
+        Command::Enumerate {
+            space,
+            count,
+            limit,
+        } => exit_code(hosted::enumerate(&space, count, limit)),
         Command::Estimate {
+            file,
+            host,
+            fixes,
             space,
             statements,
             size,
@@ -273,6 +347,12 @@ fn main() -> ExitCode {
                 samples,
                 seed,
                 strata,
+                hosted: file.zip(host).map(|(space, host)| hosted::SpaceArgs {
+                    space,
+                    host,
+                    fixes,
+                    fix_file: None,
+                }),
             };
             exit_code(
                 estimate::run(&options)
@@ -297,11 +377,12 @@ fn main() -> ExitCode {
             json,
             digest: true,
             scale,
+            loaded,
             ..
         } => {
             let mut progress = |name: &str| eprintln!("{name}");
             exit_code(
-                digest::run(scale as usize, &mut progress)
+                digest::run(scale as usize, tables(loaded), &mut progress)
                     .and_then(|digest| show_report(&digest, json, digest::print)),
             )
         }
@@ -310,17 +391,28 @@ fn main() -> ExitCode {
             statements,
             seconds,
             seed,
+            loaded,
             ..
         } => {
             let options = bench::Options {
                 statements,
                 seconds,
                 seed,
+                tables: tables(loaded),
             };
             exit_code(
                 bench::run(&options).and_then(|report| show_report(&report, json, bench::print)),
             )
         }
+    }
+}
+
+/// The tables `--loaded` asks for.
+fn tables(loaded: bool) -> digest::Tables {
+    if loaded {
+        digest::Tables::Loaded
+    } else {
+        digest::Tables::Generated
     }
 }
 

@@ -63,7 +63,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         .unwrap_or_else(|| options.journal.with_extension("svg"));
     std::fs::write(&svg_path, svg(&main, &baselines))
         .map_err(|e| format!("cannot write `{}`: {e}", svg_path.display()))?;
-    let kernel = kernel_names(&main.header.space);
+    let kernel = kernel_names(&main.header.space).or_else(|| host_names(&main.header.config));
     let naming = match (&kernel, known_model(&main.header.space)) {
         (Some(describe), _) => Naming::Named(describe.as_ref()),
         (None, Some(model)) => Naming::Model(model),
@@ -120,6 +120,16 @@ fn kernel_names(space: &str) -> Option<Describer> {
     let names = Names::new(&host);
     let root = Candidate::new(LoopBackbone(host)).ok()?;
     Some(Box::new(move |action| names.describe(&root, action)))
+}
+
+/// For a journal of `commute search SPACE --host HOST` whose files can
+/// still be read: decisions written with the host's names.
+fn host_names(config: &serde_json::Value) -> Option<Describer> {
+    let space = config.get("space_file")?.as_str()?;
+    let host = config.get("host_file")?.as_str()?;
+    let host = crate::hosted::load(Path::new(space), Path::new(host)).ok()?;
+    let root = Candidate::new(host.clone()).ok()?;
+    Some(Box::new(move |action| host.describe(&root, action)))
 }
 
 #[cfg(test)]

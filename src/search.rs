@@ -49,9 +49,23 @@ pub struct Options {
     pub resume: bool,
     /// Choices to branch on first, by name.
     pub priority: Vec<String>,
+    /// A space file with its host file, and the command evaluating each
+    /// leaf with its timeout in seconds, instead of a bundled space.
+    pub hosted: Option<Hosted>,
+}
+
+/// `commute search SPACE --host HOST --evaluate CMD`.
+pub struct Hosted {
+    pub space: PathBuf,
+    pub host: PathBuf,
+    pub evaluate: String,
+    pub timeout: f64,
 }
 
 pub fn run(options: &Options) -> Result<(), String> {
+    if let Some(hosted) = &options.hosted {
+        return search_hosted(options, hosted);
+    }
     match options.space.as_str() {
         "ordering" => search(
             options,
@@ -147,14 +161,20 @@ impl<B: Backbone> Evaluator<B> for Mismatches<B> {
     }
 }
 
-fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> Result<(), String> {
-    let mut root = Candidate::new_explained(backbone).map_err(|e| e.to_string())?;
+/// The fixed decisions of `--fix` and `--fix-file`.
+fn all_fixes(options: &Options) -> Result<Vec<String>, String> {
     let mut fixes = options.fixes.clone();
     if let Some(path) = &options.fix_file {
         fixes.extend(
             read_fix_file(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?,
         );
     }
+    Ok(fixes)
+}
+
+fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> Result<(), String> {
+    let mut root = Candidate::new_explained(backbone).map_err(|e| e.to_string())?;
+    let fixes = all_fixes(options)?;
     let fixed = apply_fixes(&mut root, &fixes).map_err(|e| e.to_string())?;
     // Explanations served the fixed decisions; searches clone candidates.
     let root = root.without_explanations();
@@ -167,6 +187,149 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
             Descent::DeadEnd { .. } => None,
         })
         .ok_or("no leaf found below the fixed decisions")?;
+    let header = Header::new(
+        options.space.clone(),
+        strategy_name(options),
+        options.seed,
+        serde_json::json!({
+            "backbone": description,
+            "target_seed": options.target_seed,
+            "fixes": fixes,
+            "priority": options.priority,
+            // Decisions are stored as value bits: resume only the same space.
+            "space": commute_loops::fingerprint::fingerprint(description.as_bytes(), &root),
+        }),
+    );
+    let mut evaluator = Mismatches {
+        target,
+        started: Instant::now(),
+        time_budget: options.time_budget,
+        evaluations: 0,
+        best: None,
+        bar: Mismatches::<B>::bar(options.budget),
+        last_drawn: Instant::now(),
+    };
+    let (mut journal, replay, recorded_best) = open_journal(options, &header)?;
+    if let Some(replay) = &replay {
+        // The progress line counts the recorded evaluations too.
+        evaluator.evaluations = replay.len();
+        evaluator.best = recorded_best;
+    }
+    let result = run_strategy(options, &root, &mut evaluator, journal.as_mut(), replay)?;
+    evaluator.draw();
+    evaluator.bar.finish();
+    let describe = |leaf: &Candidate<B>, action: &commute_runtime::Action| leaf.describe(action);
+    print(
+        &root,
+        &fixed,
+        &result,
+        options,
+        &description,
+        Some("(the optimum is 0)"),
+        &describe,
+    );
+    Ok(())
+}
+
+/// `commute search SPACE --host HOST --evaluate CMD`.
+fn search_hosted(options: &Options, hosted: &Hosted) -> Result<(), String> {
+    let host = crate::hosted::load(&hosted.space, &hosted.host)?;
+    let mut root = crate::hosted::root(&host)?;
+    let fixes = all_fixes(options)?;
+    let fixed = host.apply_fixes(&mut root, &fixes)?;
+    let root = root.without_explanations();
+    let description = format!("host {}", hosted.host.display());
+    let header = Header::new(
+        hosted.space.display().to_string(),
+        strategy_name(options),
+        options.seed,
+        serde_json::json!({
+            "space_file": hosted.space,
+            "host_file": hosted.host,
+            "evaluate": hosted.evaluate,
+            "fixes": fixes,
+            "priority": options.priority,
+            // Decisions are stored as value bits: resume only the same space.
+            "space": commute_loops::fingerprint::fingerprint(description.as_bytes(), &root),
+        }),
+    );
+    let mut evaluator = crate::evaluate::CommandEvaluator {
+        command: hosted.evaluate.clone(),
+        timeout: Duration::from_secs_f64(hosted.timeout),
+        evaluations: 0,
+        failures: 0,
+        verbose: std::io::stderr().is_terminal(),
+    };
+    let (mut journal, replay, _) = open_journal(options, &header)?;
+    if let Some(replay) = &replay {
+        evaluator.evaluations = replay.len();
+    }
+    let result = run_strategy(options, &root, &mut evaluator, journal.as_mut(), replay)?;
+    let describe =
+        |leaf: &Candidate<_>, action: &commute_runtime::Action| host.describe(leaf, action);
+    print(
+        &root,
+        &fixed,
+        &result,
+        options,
+        &description,
+        None,
+        &describe,
+    );
+    let failed = result
+        .evaluations
+        .iter()
+        .filter(|e| e.value.is_none())
+        .count();
+    say!("  failed evaluations: {failed}");
+    Ok(())
+}
+
+/// The journal to write, what to replay when resuming, and the best value
+/// recorded.
+type Opened = (Option<Journal>, Option<Replay>, Option<f64>);
+
+/// The journal `--journal` and `--resume` ask for.
+fn open_journal(options: &Options, header: &Header) -> Result<Opened, String> {
+    match (&options.journal, options.resume) {
+        (Some(path), true) => {
+            let (recorded_header, recorded, journal) =
+                Journal::open_for_resume(path).map_err(|e| e.to_string())?;
+            if let Some(why) = recorded_header.mismatch(header) {
+                return Err(format!("cannot resume `{}`: {why}", path.display()));
+            }
+            eprintln!(
+                "resuming {} evaluations from {}",
+                recorded.len(),
+                path.display()
+            );
+            let best = recorded
+                .iter()
+                .filter_map(|e| e.value)
+                .min_by(f64::total_cmp);
+            Ok((Some(journal), Some(Replay::new(recorded)), best))
+        }
+        (Some(path), false) => Ok((
+            Some(
+                Journal::create(path, header)
+                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
+            ),
+            None,
+            None,
+        )),
+        (None, true) => Err("--resume needs --journal".into()),
+        (None, false) => Ok((None, None, None)),
+    }
+}
+
+/// Runs the search `--search` names from `root`.
+fn run_strategy<B: Backbone>(
+    options: &Options,
+    root: &Candidate<B>,
+    evaluator: &mut dyn Evaluator<B>,
+    journal: Option<&mut Journal>,
+    replay: Option<Replay>,
+) -> Result<SearchResult<B>, String> {
     let model = root.model();
     let priority = options
         .priority
@@ -189,70 +352,17 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
         },
         priority,
     };
-    let name = format!("{:?}", options.strategy).to_lowercase();
-    let header = Header::new(
-        options.space.clone(),
-        name.clone(),
-        options.seed,
-        serde_json::json!({
-            "backbone": description,
-            "target_seed": options.target_seed,
-            "fixes": fixes,
-            "priority": options.priority,
-            // Decisions are stored as value bits: resume only the same space.
-            "space": commute_loops::fingerprint::fingerprint(description.as_bytes(), &root),
-        }),
-    );
-    let mut evaluator = Mismatches {
-        target,
-        started: Instant::now(),
-        time_budget: options.time_budget,
-        evaluations: 0,
-        best: None,
-        bar: Mismatches::<B>::bar(options.budget),
-        last_drawn: Instant::now(),
-    };
-    let (mut journal, replay) = match (&options.journal, options.resume) {
-        (Some(path), true) => {
-            let (recorded_header, recorded, journal) =
-                Journal::open_for_resume(path).map_err(|e| e.to_string())?;
-            if let Some(why) = recorded_header.mismatch(&header) {
-                return Err(format!("cannot resume `{}`: {why}", path.display()));
-            }
-            eprintln!(
-                "resuming {} evaluations from {}",
-                recorded.len(),
-                path.display()
-            );
-            // The progress line counts the recorded evaluations too.
-            evaluator.evaluations = recorded.len();
-            evaluator.best = recorded
-                .iter()
-                .filter_map(|e| e.value)
-                .min_by(f64::total_cmp);
-            (Some(journal), Some(Replay::new(recorded)))
-        }
-        (Some(path), false) => (
-            Some(
-                Journal::create(path, &header)
-                    .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
-            ),
-            None,
-        ),
-        (None, true) => return Err("--resume needs --journal".into()),
-        (None, false) => (None, None),
-    };
-    let mut harness = Harness::new(&mut evaluator, &config);
-    if let Some(journal) = journal.as_mut() {
+    let mut harness = Harness::new(evaluator, &config);
+    if let Some(journal) = journal {
         harness = harness.with_journal(journal);
     }
     if let Some(replay) = replay {
         harness = harness.with_replay(replay);
     }
-    let result: SearchResult<B> = match options.strategy {
-        Strategy::Mcts => mcts(&root, harness, &NoBound, &MctsConfig::default()),
+    Ok(match options.strategy {
+        Strategy::Mcts => mcts(root, harness, &NoBound, &MctsConfig::default()),
         Strategy::MctsUct => mcts(
-            &root,
+            root,
             harness,
             &NoBound,
             &MctsConfig {
@@ -260,14 +370,15 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
                 ..MctsConfig::default()
             },
         ),
-        Strategy::Random => run_random(&root, harness),
-        Strategy::Greedy => run_greedy(&root, harness, &NoBound, true),
-        Strategy::Exhaustive => run_exhaustive(&root, harness, &NoBound),
-    };
-    evaluator.draw();
-    evaluator.bar.finish();
-    print(&root, &fixed, &result, options, &description);
-    Ok(())
+        Strategy::Random => run_random(root, harness),
+        Strategy::Greedy => run_greedy(root, harness, &NoBound, true),
+        Strategy::Exhaustive => run_exhaustive(root, harness, &NoBound),
+    })
+}
+
+/// The search's name, as journals record it.
+fn strategy_name(options: &Options) -> String {
+    format!("{:?}", options.strategy).to_lowercase()
 }
 
 fn print<B: Backbone>(
@@ -276,15 +387,20 @@ fn print<B: Backbone>(
     result: &SearchResult<B>,
     options: &Options,
     description: &str,
+    optimum: Option<&str>,
+    describe: &dyn Fn(&Candidate<B>, &commute_runtime::Action) -> String,
 ) {
+    let space = match &options.hosted {
+        Some(hosted) => hosted.space.display().to_string(),
+        None => options.space.clone(),
+    };
     say!(
-        "{} search on `{}` ({description}), seed {}",
+        "{} search on `{space}` ({description}), seed {}",
         format!("{:?}", options.strategy).to_lowercase(),
-        options.space,
         options.seed
     );
     for action in fixed {
-        say!("  fixed {}", root.describe(action));
+        say!("  fixed {}", describe(root, action));
     }
     say!(
         "  stopped: {:?} after {} evaluations ({} from the journal), {} dead ends",
@@ -300,9 +416,10 @@ fn print<B: Backbone>(
                 .iter()
                 .position(|e| e.value == Some(*value))
                 .map_or(0, |i| i + 1);
-            say!("  best: {value} (the optimum is 0), first reached at evaluation {found}");
+            let optimum = optimum.map_or(String::new(), |o| format!(" {o}"));
+            say!("  best: {value}{optimum}, first reached at evaluation {found}");
             for action in path {
-                say!("    {}", leaf.describe(action));
+                say!("    {}", describe(leaf, action));
             }
         }
         None => say!("  no leaf evaluated"),

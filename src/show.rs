@@ -17,6 +17,13 @@ use commute_runtime::{Action, Candidate, Domain, InstanceId};
 /// Open decisions listed per choice unless `--all` is given.
 const LISTED_PER_CHOICE: usize = 40;
 
+/// Knuth probes behind the estimated number of candidates.
+const ESTIMATE_PROBES: usize = 1000;
+
+/// The longest the estimate may take: a probe of a kernel with thousands
+/// of open decisions (PolyBench's deriche) propagates thousands of times.
+const ESTIMATE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub fn run(path: &std::path::Path, all: bool, nest: Option<&str>) -> Result<(), String> {
     if nest.is_none() {
         let name = path.display().to_string();
@@ -117,9 +124,16 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
             say!("    {}", line.replacen(" = ", " in ", 1));
         }
     }
-    let estimate = knuth(&root, &EstimateOptions::new(&priority, 1000, 1));
+    let options =
+        EstimateOptions::new(&priority, ESTIMATE_PROBES, 1).with_time_limit(ESTIMATE_TIME);
+    let estimate = knuth(&root, &options);
+    let cut = if estimate.samples < ESTIMATE_PROBES {
+        format!(" in the {} s allowed", ESTIMATE_TIME.as_secs())
+    } else {
+        String::new()
+    };
     say!(
-        "estimated candidates (Knuth, {} probes): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end",
+        "estimated candidates (Knuth, {} probes{cut}): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end",
         estimate.samples,
         estimate.mean,
         estimate.low,

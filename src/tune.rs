@@ -7,6 +7,8 @@ use std::io::IsTerminal;
 use commute_loops::tune::{
     self, Form, LowerOptions, SearchStatus, TuneOptions, TuneProgress, TuneReport,
 };
+use commute_runtime::search::breakdown::Breakdown;
+use commute_runtime::search::journal::read_journal;
 use commute_runtime::search::StopReason;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -61,6 +63,12 @@ impl TuneProgress for Stderr {
         }
     }
 
+    fn building(&mut self, count: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("building {count} candidates"));
+        }
+    }
+
     fn finished(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish();
@@ -87,16 +95,34 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         StopReason::JournalError => "the journal could not be written",
     };
     say!(
-        "{}: {} search, seed {}, stopped ({stop}) after {} evaluations ({} replayed from the journal): {} failed, {} wrong",
+        "{}: {} search, seed {}, stopped ({stop}) after {} evaluations ({} replayed from the journal): {} failed, {} wrong, {} cut off after one run, {} stopped at the run timeout",
         report.kernel.display(),
         report.search,
         report.seed,
         report.evaluations,
         report.replayed,
         report.failures,
-        report.wrong
+        report.wrong,
+        report.cut_off,
+        report.timed_out
     );
     say!("reference: {:.6} s", report.reference_seconds);
+    if report.bound_checks > 0 {
+        say!(
+            "lower bound: {} of {} candidates compared with the best were pruned ({:.1}%)",
+            report.pruned,
+            report.bound_checks,
+            100.0 * report.pruned as f64 / report.bound_checks as f64
+        );
+    }
+    if let Ok((_, evaluations)) = read_journal(&report.journal) {
+        if let Some(breakdown) = Breakdown::of(&evaluations) {
+            say_part!(
+                "where the search's {:.1} s went:\n{breakdown}",
+                breakdown.wall
+            );
+        }
+    }
     let Some(best) = &report.best else {
         say!("no candidate was measured successfully; see the journal for why");
         say!("journal: {}", report.journal.display());

@@ -88,6 +88,33 @@ fn check_checks_every_file_and_fails_if_one_fails() {
 }
 
 #[test]
+fn check_refuses_a_constraint_over_17_variables_naming_the_limit() {
+    let output = commute(&[
+        "check",
+        "--color",
+        "never",
+        "dsl/tests/fail/too_many_variables.space",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error[too-many-variables]: this constraint quantifies over 17 variables; the engine holds at most 16 per declaration (limit `MAX_VARS`)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("too_many_variables.space:23:160"),
+        "the 17th quantifier is located: {stderr}"
+    );
+    // 16 variables are within the limit.
+    let output = commute(&["check", "dsl/tests/pass/limits_at_the_edge.space"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
 fn bench_reports_engine_figures_as_json() {
     let output = commute(&["bench", "--json", "--statements", "5", "--seconds", "0.1"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -486,6 +513,7 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
         "{tuned}"
     );
     assert!(work.join("journal.jsonl").exists() && work.join("journal.svg").exists());
+    assert_bounds_hold(&work.join("journal.jsonl"));
     // The report names the decisions as the kernel does.
     let journal = work.join("journal.jsonl");
     let output = commute(&["report", journal.to_str().unwrap()]);
@@ -524,7 +552,7 @@ fn tune_records_crashes_hangs_and_hanging_compiles_and_goes_on() {
     // crashing program for another quarter and a looping one for a third,
     // and compiles the others.
     let fake = dir.join("fake-cc");
-    std::fs::write(
+    write_script(
         &fake,
         r#"#!/bin/sh
 out=""; src=""; prev=""
@@ -543,13 +571,7 @@ case $(( $(cksum < "$src" | cut -d' ' -f1) % 4 )) in
 esac
 exec cc "$@"
 "#,
-    )
-    .unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    );
     let work = dir.join("work");
     let mut args = vec![
         "tune",
@@ -564,10 +586,15 @@ exec cc "$@"
         "1",
         "--cc",
         fake.to_str().unwrap(),
-        // Long enough for a real compile on a loaded machine.
+        // Long enough for a real compile on a loaded machine (CI runs
+        // the test binaries side by side on 2 cores), short of the hang.
         "--compile-timeout",
-        "3",
+        "10",
         "--run-timeout",
+        "1",
+        // One thread: OpenMP's spinning threads on a loaded machine can
+        // make a correct candidate miss the one-second run timeout.
+        "--threads",
         "1",
         "--work-dir",
         work.to_str().unwrap(),
@@ -702,6 +729,7 @@ fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
         "{tuned}"
     );
     assert!(tuned.contains("#pragma omp tile sizes(8)"), "{tuned}");
+    assert_bounds_hold(&work.join("journal.jsonl"));
     // The user's loops are kept as written.
     assert!(
         tuned.contains("      for (j = 0; j < _PB_NJ; j++)\n"),
@@ -853,5 +881,497 @@ fn the_examples_of_real_constructs_tune_with_no_wrong_output() {
             "{name}: {stdout}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------- spaces with host files
+
+const TUTORIAL_SPACE: &str = "docs/tutorial/tune.space";
+const TUTORIAL_HOST: &str = "docs/tutorial/host.toml";
+
+#[test]
+fn explore_names_the_constraint_and_objects_of_a_wrong_fix() {
+    let output = commute(&[
+        "explore",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--fix",
+        "tiled(j) = NO",
+        "--fix",
+        "unroll(j) = 4",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("constraint: docs/tutorial/tune.space:34"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("unroll($l) == 1 || tiled($l) is YES"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("$l = j (of Loops)"), "{stdout}");
+}
+
+#[test]
+fn host_files_with_mistakes_get_located_errors() {
+    let dir = scratch("host-errors");
+    let host = dir.join("host.toml");
+    std::fs::write(
+        &host,
+        "[sets]\nLoops = [\"i\", \"j\"]\n\n[properties]\nextent = { i = 256, k = 256 }\ntile_sizes = { \"*\" = [1, 8] }\n",
+    )
+    .expect("write host");
+    let host = host.to_string_lossy().to_string();
+    let output = commute(&["explore", TUTORIAL_SPACE, "--host", &host]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // The unknown object, on its line and column.
+    assert!(
+        stderr.contains(&format!("{host}:5:21: unknown object `k` of `Loops`")),
+        "{stderr}"
+    );
+    // The property with no value for `j`, and the one missing altogether.
+    assert!(
+        stderr.contains("missing value of property `extent` for (j)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{host}:4:1: missing property `max_tile_volume`")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn enumerate_counts_and_lists_the_same_leaves() {
+    let output = commute(&[
+        "enumerate",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--count",
+    ]);
+    let count = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success());
+    let listed = commute(&["enumerate", TUTORIAL_SPACE, "--host", TUTORIAL_HOST]);
+    let lines: Vec<&str> = std::str::from_utf8(&listed.stdout)
+        .expect("utf-8")
+        .lines()
+        .collect();
+    assert_eq!(count.trim(), lines.len().to_string());
+    let first: serde_json::Value = serde_json::from_str(lines[0]).expect("a JSON leaf");
+    assert!(first["tile"]["i"].is_i64(), "{first}");
+    assert!(first["tiled"]["j"].is_string(), "{first}");
+}
+
+#[test]
+fn a_hanging_crashing_or_garbled_evaluator_is_a_failure_and_the_search_goes_on() {
+    let dir = scratch("evaluate");
+    let journal = dir.join("run.jsonl");
+    let journal = journal.to_string_lossy().to_string();
+    // Evaluation 0 prints garbage, 1 crashes, 2 hangs, the others print
+    // their tile volume read from the environment and stdin.
+    let evaluator = r#"case $COMMUTE_EVALUATION in
+        0) echo 'fast!';;
+        1) echo oops >&2; exit 3;;
+        2) sleep 30;;
+        *) cat > /dev/null; echo $((COMMUTE_TILE_I * COMMUTE_TILE_J));;
+        esac"#;
+    let output = commute(&[
+        "search",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--evaluate",
+        evaluator,
+        "--timeout",
+        "0.5",
+        "--search",
+        "random",
+        "--budget",
+        "6",
+        "--journal",
+        &journal,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("after 6 evaluations"), "{stdout}");
+    assert!(stdout.contains("failed evaluations: 3"), "{stdout}");
+    let text = std::fs::read_to_string(&journal).expect("journal");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect();
+    let messages: Vec<String> = records
+        .iter()
+        .take(3)
+        .map(|r| r["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(messages[0].contains("not a number"), "{messages:?}");
+    assert!(
+        messages[1].contains("status 3") && messages[1].contains("oops"),
+        "{messages:?}"
+    );
+    assert!(messages[2].contains("timed out"), "{messages:?}");
+    assert!(records[3]["value"].is_number(), "{:?}", records[3]);
+    // The journal resumes, and the report names the decisions.
+    let resumed = commute(&[
+        "search",
+        TUTORIAL_SPACE,
+        "--host",
+        TUTORIAL_HOST,
+        "--evaluate",
+        evaluator,
+        "--timeout",
+        "0.5",
+        "--search",
+        "random",
+        "--budget",
+        "8",
+        "--journal",
+        &journal,
+        "--resume",
+    ]);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(stdout.contains("(6 from the journal)"), "{stdout}");
+    let report = commute(&["report", &journal]);
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(report.status.success(), "{text}");
+    assert!(text.contains("evaluations: 8"), "{text}");
+}
+
+/// Runs commute, which must succeed: its standard output and error.
+fn commute_ok(args: &[&str]) -> (String, String) {
+    let output = commute(args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+/// The evaluations of a journal, as JSON values (the header left out).
+fn journal_records(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("journal")
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("a journal line"))
+        .collect()
+}
+
+/// Noise allowed between the lower bound and a measured time: runs on a
+/// loaded machine vary by a quarter, and a bound can only be lower than
+/// the fastest of them.
+const BOUND_NOISE: f64 = 0.25;
+
+/// Every evaluation that measured a time has a lower bound under it (the
+/// measured time of a candidate cut off after one run counts; the time a
+/// candidate ran before its timeout is no measurement of it). Returns how
+/// many were compared.
+fn assert_bounds_hold(journal: &Path) -> usize {
+    let mut compared = 0;
+    for record in journal_records(journal) {
+        let (Some(value), Some(bound)) = (record["value"].as_f64(), record["bound"].as_f64())
+        else {
+            continue;
+        };
+        if record["flag"] == "timed_out" {
+            continue;
+        }
+        assert!(
+            bound <= value * (1.0 + BOUND_NOISE),
+            "the bound {bound} exceeds the measured {value}: {record}"
+        );
+        compared += 1;
+    }
+    compared
+}
+
+/// Writes an executable script.
+fn write_script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+#[test]
+fn slow_candidates_are_cut_off_after_one_run_and_a_search_with_them_resumes() {
+    let dir = scratch("cutoff");
+    // A compiler whose parallel candidates sleep 300 ms in their timed
+    // region, and whose programs log each run as `check` (a build with
+    // the dump) or `timed` in their build directory.
+    let fake = dir.join("slow-cc");
+    write_script(
+        &fake,
+        r#"#!/bin/sh
+case " $* " in *" -E "*) exec cc "$@" ;; esac
+case " $* " in *" -o "*) ;; *) exec cc "$@" ;; esac
+out=""; src=""; kind=timed; prev=""
+for a in "$@"; do
+  [ "$prev" = "-o" ] && out="$a"
+  case "$a" in *.c) src="$a";; esac
+  [ "$a" = "-DPOLYBENCH_DUMP_ARRAYS" ] && kind=check
+  prev="$a"
+done
+use="$src"
+if grep -q "omp parallel" "$src"; then
+  sed 's/^  kernel(alpha, beta);/  kernel(alpha, beta); usleep(300000);/' "$src" > slow.c
+  touch slow
+  use=slow.c
+  set -- "$@" -include unistd.h
+fi
+prev=""
+for a in "$@"; do
+  shift
+  if [ "$prev" = "-o" ]; then set -- "$@" "$a.real"
+  elif [ "$a" = "$src" ]; then set -- "$@" "$use"
+  else set -- "$@" "$a"; fi
+  prev="$a"
+done
+cc "$@" || exit 1
+printf '#!/bin/sh\necho %s >> "%s/runs.log"\nexec "%s/%s.real" "$@"\n' "$kind" "$(pwd)" "$(pwd)" "$out" > "$out"
+chmod +x "$out"
+"#,
+    );
+    let work = dir.join("work");
+    let run = |budget: &str, resume: bool| {
+        let mut args = vec![
+            "tune",
+            "examples/gemm.c",
+            "--search",
+            "random",
+            "--budget",
+            budget,
+            "--seed",
+            "4",
+            "--runs",
+            "2",
+            "--cc",
+            fake.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        args.push("--");
+        args.extend(SMALL_GEMM);
+        commute_ok(&args)
+    };
+    let (stdout, stderr) = run("10", false);
+    let journal = work.join("journal.jsonl");
+    let records = journal_records(&journal);
+    let cut = records.iter().filter(|r| r["flag"] == "cut_off").count();
+    assert!(cut >= 1, "no candidate cut off:\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{cut} cut off after one run")),
+        "{stdout}"
+    );
+    for record in records.iter().filter(|r| r["flag"] == "cut_off") {
+        assert_eq!(record["status"], "ok", "{record}");
+        assert!(
+            record["value"].as_f64().is_some_and(|v| v >= 0.3),
+            "{record}"
+        );
+        assert!(record["phases"]["check"].as_f64().is_some_and(|v| v >= 0.3));
+        assert_eq!(record["phases"]["timing"], 0.0, "{record}");
+    }
+    // Each candidate's build with the dump ran once; the slow ones' timing
+    // builds never ran.
+    let mut slow = 0;
+    for entry in std::fs::read_dir(work.join("builds")).unwrap() {
+        let build = entry.unwrap().path();
+        let runs = |p: PathBuf| {
+            std::fs::read_to_string(p)
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
+        assert_eq!(runs(build.join("runs.log")), 1, "{}", build.display());
+        if build.join("slow").exists() {
+            slow += 1;
+            assert_eq!(runs(build.join("timed/runs.log")), 0, "{}", build.display());
+        }
+    }
+    assert!(slow >= 1);
+    // The breakdown says where the time went.
+    assert!(stdout.contains("where the search's "), "{stdout}");
+    assert!(stdout.contains("  cut off "), "{stdout}");
+    let (text, _) = commute_ok(&["report", journal.to_str().unwrap()]);
+    assert!(
+        text.contains(&format!("{cut} cut off after one run")),
+        "{text}"
+    );
+    assert!(text.contains("  timed runs "), "{text}");
+    assert_bounds_hold(&journal);
+
+    // Resumed with a larger budget: the recorded evaluations, cut-offs
+    // included, are kept as they are and not run again.
+    let before = std::fs::read_to_string(&journal).unwrap();
+    let (stdout, stderr) = run("14", true);
+    assert!(stderr.contains("resuming 10 evaluations"), "{stderr}");
+    assert!(
+        stdout.contains("after 14 evaluations (10 replayed from the journal)"),
+        "{stdout}"
+    );
+    let after = std::fs::read_to_string(&journal).unwrap();
+    assert!(after.starts_with(&before));
+    assert_eq!(after.lines().count(), 15);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn killing_a_search_while_it_builds_ahead_loses_no_recorded_evaluation() {
+    use std::process::Stdio;
+    let dir = scratch("kill");
+    // A compiler that takes half a second, and leaves a marker file while
+    // it runs.
+    let fake = dir.join("slow-cc");
+    let markers = dir.join("markers");
+    std::fs::create_dir_all(&markers).unwrap();
+    write_script(
+        &fake,
+        &format!(
+            "#!/bin/sh\ncase \" $* \" in *\" -E \"*) exec cc \"$@\" ;; esac\ncase \" $* \" in *\" -o \"*) ;; *) exec cc \"$@\" ;; esac\ntouch {m}/building.$$\nsleep 0.5\ncc \"$@\"\nstatus=$?\nrm -f {m}/building.$$\nexit $status\n",
+            m = markers.display()
+        ),
+    );
+    let work = dir.join("work");
+    let journal = work.join("journal.jsonl");
+    let args = |budget: &'static str, resume: bool| {
+        let mut args = vec![
+            "tune".to_string(),
+            "examples/gemm.c".into(),
+            "--search".into(),
+            "random".into(),
+            "--budget".into(),
+            budget.into(),
+            "--seed".into(),
+            "7".into(),
+            "--runs".into(),
+            "1".into(),
+            "--jobs".into(),
+            "2".into(),
+            "--batch".into(),
+            "4".into(),
+            "--cc".into(),
+            fake.to_str().unwrap().into(),
+            "--work-dir".into(),
+            work.to_str().unwrap().into(),
+        ];
+        if resume {
+            args.push("--resume".into());
+        }
+        args.push("--".into());
+        args.extend(SMALL_GEMM.iter().map(|s| s.to_string()));
+        args
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commute"))
+        .args(args("40", false))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run commute");
+    let building = || std::fs::read_dir(&markers).map(|d| d.count()).unwrap_or(0);
+    // Wait for a batch's evaluations in the journal and the next batch's
+    // compiles, two at once, then kill.
+    let start = std::time::Instant::now();
+    let recorded = loop {
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        let evaluations = text.lines().count().saturating_sub(1);
+        if evaluations >= 4 && building() >= 2 {
+            break text;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no parallel build after {evaluations} evaluations"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "commute ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().expect("kill -9");
+    child.wait().unwrap();
+    let after = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        after.starts_with(&recorded),
+        "recorded evaluations were lost:\n{recorded}\n---\n{after}"
+    );
+    let kept = after.lines().count() - 1;
+    // The killed compiles finish by themselves.
+    let start = std::time::Instant::now();
+    while building() > 0 && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let budget: &'static str = Box::leak((kept + 2).to_string().into_boxed_str());
+    let output = Command::new(env!("CARGO_BIN_EXE_commute"))
+        .args(args(budget, true))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("resume");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!("resuming {kept} evaluations")),
+        "{stderr}"
+    );
+    let resumed = std::fs::read_to_string(&journal).unwrap();
+    assert!(resumed.starts_with(&after));
+    assert_eq!(resumed.lines().count(), kept + 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_lower_bound_stays_under_every_measured_time() {
+    // Parallel inner loops: each is a parallel region per iteration of the
+    // loops around it, which the bound counts.
+    let dir = scratch("bound");
+    let work = dir.join("work");
+    let compiler = clang_with_directives().unwrap_or("cc");
+    let mut args = vec![
+        "tune",
+        "examples/gemm.c",
+        "--search",
+        "random",
+        "--budget",
+        "8",
+        "--seed",
+        "3",
+        "--runs",
+        "2",
+        "--cutoff",
+        "0",
+        "--cc",
+        compiler,
+        "--fix",
+        "dim_kind(j#2) = PARALLEL",
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(SMALL_GEMM);
+    let (_, stderr) = commute_ok(&args);
+    assert!(stderr.contains("lower bound: "), "{stderr}");
+    let journal = work.join("journal.jsonl");
+    assert!(assert_bounds_hold(&journal) >= 4, "{stderr}");
+    // The bound says something: the regions of the inner parallel loop,
+    // once per iteration of the loops around it (i and k unless the
+    // candidate nests them otherwise).
+    let bounds: Vec<f64> = journal_records(&journal)
+        .iter()
+        .filter_map(|r| r["bound"].as_f64())
+        .collect();
+    assert!(bounds.iter().any(|b| *b > 5e-4), "{bounds:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,10 +3,10 @@
 use std::collections::HashSet;
 
 use commute_dsl::ir::{
-    self, ChoiceId, ChoiceKind, ConstraintSource, IntTerm, Literal, PropertyType, SetId, Space,
-    Symmetry, TriggerAction, Universe, ValueSet, VarId, Variable,
+    self, ChoiceKind, PropertyType, SetId, Space, Symmetry, TriggerAction, ValueSet, Variable,
 };
 use commute_dsl::{Compilation, SourceMap};
+use commute_model::{self as model, Model};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
@@ -53,7 +53,8 @@ pub fn generate(compilation: &Compilation) -> Result<String, Error> {
         .space
         .as_ref()
         .ok_or_else(|| Error::from_diagnostics(compilation))?;
-    let generator = Generator::new(space, &compilation.sources)?;
+    let model = crate::lower::lower(space, &compilation.sources);
+    let generator = Generator::new(space, model, &compilation.sources)?;
     let tokens = generator.file();
     let file: syn::File = syn::parse2(tokens).map_err(|error| {
         Error::Unsupported(format!(
@@ -103,10 +104,12 @@ fn separate_members(text: &str) -> String {
     out
 }
 
-/// Checks that the space fits the runtime's tables and the generated
-/// names, then emits the file.
+/// Checks that the space's names fit the generated code, then emits the
+/// file.
 struct Generator<'a> {
     space: &'a Space,
+    /// The tables `MODEL` holds, lowered from `space`.
+    model: &'static Model,
     sources: &'a SourceMap,
     loc: Located<'a>,
     /// Per set: the id type of its root set.
@@ -124,9 +127,10 @@ struct Generator<'a> {
 }
 
 impl<'a> Generator<'a> {
-    fn new(space: &'a Space, sources: &'a SourceMap) -> Result<Self, Error> {
+    fn new(space: &'a Space, model: &'static Model, sources: &'a SourceMap) -> Result<Self, Error> {
+        // The checker reports what the engine cannot hold (`limits`), so
+        // only names are left to refuse here.
         let loc = Located::new(sources);
-        check_limits(space, &loc)?;
         let mut items = Namespace::new("item");
         items.reserve(RESERVED_ITEMS, "an item the generated code defines or uses");
         let mut methods = Namespace::new("host method");
@@ -232,6 +236,7 @@ impl<'a> Generator<'a> {
 
         Ok(Generator {
             space,
+            model,
             sources,
             loc,
             id_types,
@@ -276,9 +281,6 @@ impl<'a> Generator<'a> {
 
     fn model(&self) -> TokenStream {
         let main = self.sources.name(0);
-        let name = std::path::Path::new(main)
-            .file_stem()
-            .map_or_else(|| main.to_string(), |s| s.to_string_lossy().into_owned());
         let docs = doc_lines(&[
             format!("The tables of the space `{main}`, as the engine reads them."),
             String::new(),
@@ -286,12 +288,14 @@ impl<'a> Generator<'a> {
              order; the `CHOICE` constant of each choice's module is its index."
                 .to_string(),
         ]);
-        let sets = self.space.sets.iter().map(|set| {
-            let name = &set.name;
-            let params = set.params.iter().map(|p| index(p.set.set.index()));
-            let superset = option(set.superset.as_ref().map(|s| index(s.set.index())));
-            let quotient = option(set.quotient.map(|q| {
-                let flag = index(self.space.quotients[q.index()].flag.index());
+        let model = self.model;
+        let name = model.name;
+        let sets = model.sets.iter().map(|set| {
+            let name = set.name;
+            let params = set.params.iter().map(|&p| index(p.into()));
+            let superset = option(set.superset.map(|s| index(s.into())));
+            let quotient = option(set.quotient.as_ref().map(|q| {
+                let flag = index(q.flag.into());
                 quote!(::commute_runtime::model::QuotientDef { flag: #flag })
             }));
             quote! {
@@ -303,9 +307,9 @@ impl<'a> Generator<'a> {
                 }
             }
         });
-        let properties = self.space.properties.iter().map(|property| {
-            let name = &property.name;
-            let params = property.params.iter().map(|p| index(p.set.set.index()));
+        let properties = model.properties.iter().map(|property| {
+            let name = property.name;
+            let params = property.params.iter().map(|&p| index(p.into()));
             let ty = match property.ty {
                 PropertyType::Bool => quote!(Bool),
                 PropertyType::Int => quote!(Int),
@@ -319,23 +323,23 @@ impl<'a> Generator<'a> {
                 }
             }
         });
-        let choices = self.space.choices.iter().map(|choice| {
-            let name = &choice.name;
-            let params = self.var_defs(&choice.params);
+        let choices = model.choices.iter().map(|choice| {
+            let name = choice.name;
+            let params = var_defs(choice.params);
             let kind = match &choice.kind {
-                ChoiceKind::Enum(domain) => {
-                    let values = domain.values.iter().map(|v| &v.name);
+                model::ChoiceKind::Enum { values } => {
+                    let values = values.iter();
                     quote!(::commute_runtime::model::ChoiceKind::Enum { values: &[#(#values),*] })
                 }
-                ChoiceKind::Integer(universe) => {
+                model::ChoiceKind::Integer { universe } => {
                     let universe = match universe {
-                        Universe::List(list) => {
+                        model::Universe::List(list) => {
                             let list = list.iter().map(|&n| int(n));
                             quote!(::commute_runtime::model::Universe::List(&[#(#list),*]))
                         }
-                        Universe::Property(call) => {
-                            let property = index(call.property.index());
-                            let args = self.vars(&call.args);
+                        model::Universe::Property { property, args } => {
+                            let property = index((*property).into());
+                            let args = vars(args);
                             quote! {
                                 ::commute_runtime::model::Universe::Property {
                                     property: #property,
@@ -346,15 +350,15 @@ impl<'a> Generator<'a> {
                     };
                     quote!(::commute_runtime::model::ChoiceKind::Integer { universe: #universe })
                 }
-                ChoiceKind::Counter(counter) => {
+                model::ChoiceKind::Counter(counter) => {
                     let op = match counter.op {
-                        ir::CounterOp::Sum => quote!(Sum),
-                        ir::CounterOp::Mul => quote!(Mul),
+                        model::CounterOp::Sum => quote!(Sum),
+                        model::CounterOp::Mul => quote!(Mul),
                     };
                     let half = counter.half;
-                    let vars = self.var_defs(&counter.vars);
-                    let increment = self.term(&counter.increment);
-                    let condition = self.literals(&counter.condition);
+                    let vars = var_defs(counter.vars);
+                    let increment = term(&counter.increment);
+                    let condition = self.literals(counter.condition);
                     quote! {
                         ::commute_runtime::model::ChoiceKind::Counter(
                             ::commute_runtime::model::CounterDef {
@@ -369,14 +373,14 @@ impl<'a> Generator<'a> {
                 }
             };
             let symmetry = match &choice.symmetry {
-                Symmetry::None => quote!(None),
-                Symmetry::Symmetric => quote!(Symmetric),
-                Symmetry::Antisymmetric { inverse } => {
-                    let inverse = inverse.iter().map(|&v| index(v));
+                model::Symmetry::None => quote!(None),
+                model::Symmetry::Symmetric => quote!(Symmetric),
+                model::Symmetry::Antisymmetric { inverse } => {
+                    let inverse = inverse.iter().map(|&v| index(v.into()));
                     quote!(Antisymmetric { inverse: &[#(#inverse),*] })
                 }
             };
-            let origin = self.loc.position(&choice.origin);
+            let origin = choice.origin;
             quote! {
                 ::commute_runtime::model::ChoiceDef {
                     name: #name,
@@ -387,11 +391,11 @@ impl<'a> Generator<'a> {
                 }
             }
         });
-        let constraints = self.space.constraints.iter().map(|constraint| {
-            let vars = self.var_defs(&constraint.vars);
-            let literals = self.literals(&constraint.literals);
-            let origin = self.loc.position(&constraint.origin);
-            let description = self.description(constraint);
+        let constraints = model.constraints.iter().map(|constraint| {
+            let vars = var_defs(constraint.vars);
+            let literals = self.literals(constraint.literals);
+            let origin = constraint.origin;
+            let description = constraint.description;
             quote! {
                 ::commute_runtime::model::ConstraintDef {
                     vars: #vars,
@@ -401,13 +405,13 @@ impl<'a> Generator<'a> {
                 }
             }
         });
-        let triggers = self.space.triggers.iter().map(|trigger| {
-            let vars = self.var_defs(&trigger.vars);
-            let condition = self.literals(&trigger.condition);
+        let triggers = model.triggers.iter().map(|trigger| {
+            let vars = var_defs(trigger.vars);
+            let condition = self.literals(trigger.condition);
             let action = match &trigger.action {
-                TriggerAction::Callback { callback, args } => {
-                    let callback = index(callback.index());
-                    let args = self.vars(args);
+                model::TriggerAction::Callback { callback, args } => {
+                    let callback = index((*callback).into());
+                    let args = self::vars(args);
                     quote! {
                         ::commute_runtime::model::TriggerAction::Callback {
                             callback: #callback,
@@ -415,14 +419,14 @@ impl<'a> Generator<'a> {
                         }
                     }
                 }
-                TriggerAction::AddToQuotient {
-                    quotient,
+                model::TriggerAction::AddToQuotient {
+                    set,
                     set_args,
                     object,
                 } => {
-                    let set = index(self.space.quotients[quotient.index()].set.index());
-                    let set_args = self.vars(set_args);
-                    let object = index(object.index());
+                    let set = index((*set).into());
+                    let set_args = self::vars(set_args);
+                    let object = index((*object).into());
                     quote! {
                         ::commute_runtime::model::TriggerAction::AddToQuotient {
                             set: #set,
@@ -432,7 +436,7 @@ impl<'a> Generator<'a> {
                     }
                 }
             };
-            let origin = self.loc.position(&trigger.origin);
+            let origin = trigger.origin;
             quote! {
                 ::commute_runtime::model::TriggerDef {
                     vars: #vars,
@@ -442,9 +446,9 @@ impl<'a> Generator<'a> {
                 }
             }
         });
-        let callbacks = self.space.callbacks.iter().map(|callback| {
-            let name = &callback.name;
-            let params = callback.params.iter().map(|s| index(s.index()));
+        let callbacks = model.callbacks.iter().map(|callback| {
+            let name = callback.name;
+            let params = callback.params.iter().map(|&s| index(s.into()));
             quote! {
                 ::commute_runtime::model::CallbackDef {
                     name: #name,
@@ -452,42 +456,24 @@ impl<'a> Generator<'a> {
                 }
             }
         });
-        let clauses_by_choice = (0..self.space.choices.len()).map(|choice| {
-            let clauses = self
-                .space
-                .clauses_by_choice
-                .get(choice)
-                .into_iter()
-                .flatten()
-                .map(|clause| {
-                    let constraint = index(clause.constraint.index());
-                    let literal = index(clause.literal);
-                    quote! {
-                        ::commute_runtime::model::ClauseRef {
-                            constraint: #constraint,
-                            literal: #literal,
-                        }
+        let clauses_by_choice = model.clauses_by_choice.iter().map(|clauses| {
+            let clauses = clauses.iter().map(|clause| {
+                let constraint = index(clause.constraint.into());
+                let literal = index(clause.literal.into());
+                quote! {
+                    ::commute_runtime::model::ClauseRef {
+                        constraint: #constraint,
+                        literal: #literal,
                     }
-                });
+                }
+            });
             quote!(&[#(#clauses),*])
         });
-        let counters_by_choice = (0..self.space.choices.len()).map(|choice| {
-            let counters = self
-                .space
-                .counters_by_choice
-                .get(choice)
-                .into_iter()
-                .flatten()
-                .map(|c| index(c.index()));
+        let counters_by_choice = model.counters_by_choice.iter().map(|counters| {
+            let counters = counters.iter().map(|&c| index(c.into()));
             quote!(&[#(#counters),*])
         });
-        let priority = self
-            .space
-            .choices
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !matches!(c.kind, ChoiceKind::Counter(_)))
-            .map(|(i, _)| index(i));
+        let priority = model.default_priority.iter().map(|&i| index(i.into()));
         quote! {
             #docs
             pub static MODEL: ::commute_runtime::Model = ::commute_runtime::Model {
@@ -505,74 +491,26 @@ impl<'a> Generator<'a> {
         }
     }
 
-    fn var_defs(&self, vars: &[Variable]) -> TokenStream {
-        let vars = vars.iter().map(|v| {
-            let name = &v.name;
-            let set = index(v.set.set.index());
-            let args = self.vars(&v.set.args);
-            quote! {
-                ::commute_runtime::model::VarDef { name: #name, set: #set, args: #args }
-            }
-        });
-        quote!(&[#(#vars),*])
-    }
-
-    fn vars(&self, vars: &[VarId]) -> TokenStream {
-        let vars = vars.iter().map(|v| index(v.index()));
-        quote!(&[#(#vars),*])
-    }
-
-    fn instance(&self, instance: &ir::Instance) -> TokenStream {
-        let choice = index(instance.choice.index());
-        let args = self.vars(&instance.args);
-        quote!(::commute_runtime::model::InstanceRef { choice: #choice, args: #args })
-    }
-
-    fn term(&self, term: &IntTerm) -> TokenStream {
-        match term {
-            IntTerm::Const(n) => {
-                let n = int(*n);
-                quote!(::commute_runtime::model::Term::Const(#n))
-            }
-            IntTerm::Property(call) => {
-                let property = index(call.property.index());
-                let args = self.vars(&call.args);
-                quote!(::commute_runtime::model::Term::Property { property: #property, args: #args })
-            }
-            IntTerm::Choice(instance) => {
-                let instance = self.instance(instance);
-                quote!(::commute_runtime::model::Term::Choice(#instance))
-            }
-        }
-    }
-
-    fn literals(&self, literals: &[Literal]) -> TokenStream {
+    fn literals(&self, literals: &[model::Literal]) -> TokenStream {
         let literals = literals.iter().map(|literal| match literal {
-            Literal::Is { instance, values } => {
+            model::Literal::Is { instance, values } => {
                 let values = self.mask(instance.choice, *values);
-                let instance = self.instance(instance);
+                let instance = instance_ref(instance);
                 quote! {
                     ::commute_runtime::model::Literal::Is { instance: #instance, values: #values }
                 }
             }
-            Literal::SameValue { lhs, rhs, equal } => {
-                let lhs = self.instance(lhs);
-                let rhs = self.instance(rhs);
+            model::Literal::Same { lhs, rhs, equal } => {
+                let lhs = instance_ref(lhs);
+                let rhs = instance_ref(rhs);
                 quote! {
                     ::commute_runtime::model::Literal::Same { lhs: #lhs, rhs: #rhs, equal: #equal }
                 }
             }
-            Literal::Compare { lhs, op, rhs } => {
-                let lhs = self.term(lhs);
-                let rhs = self.term(rhs);
-                let op = match op {
-                    ir::CompareOp::Eq => quote!(Eq),
-                    ir::CompareOp::Ne => quote!(Ne),
-                    ir::CompareOp::Lt => quote!(Lt),
-                    ir::CompareOp::Le => quote!(Le),
-                    ir::CompareOp::Gt => quote!(Gt),
-                    ir::CompareOp::Ge => quote!(Ge),
-                };
+            model::Literal::Compare { lhs, op, rhs } => {
+                let lhs = term(lhs);
+                let rhs = term(rhs);
+                let op = format_ident!("{}", format!("{op:?}"));
                 quote! {
                     ::commute_runtime::model::Literal::Compare {
                         lhs: #lhs,
@@ -581,9 +519,13 @@ impl<'a> Generator<'a> {
                     }
                 }
             }
-            Literal::Property { call, negated } => {
-                let property = index(call.property.index());
-                let args = self.vars(&call.args);
+            model::Literal::Property {
+                property,
+                args,
+                negated,
+            } => {
+                let property = index((*property).into());
+                let args = vars(args);
                 quote! {
                     ::commute_runtime::model::Literal::Property {
                         property: #property,
@@ -597,10 +539,10 @@ impl<'a> Generator<'a> {
     }
 
     /// A value mask, written with the constants of the choice's module.
-    fn mask(&self, choice: ChoiceId, values: ValueSet) -> TokenStream {
-        let module = &self.choice_modules[choice.index()];
-        let consts = &self.value_consts[choice.index()];
-        let named: Vec<TokenStream> = values
+    fn mask(&self, choice: u16, values: u64) -> TokenStream {
+        let module = &self.choice_modules[usize::from(choice)];
+        let consts = &self.value_consts[usize::from(choice)];
+        let named: Vec<TokenStream> = ValueSet(values)
             .iter()
             .map(|v| match consts.get(v) {
                 Some(value) => quote!(#module::#value),
@@ -614,42 +556,6 @@ impl<'a> Generator<'a> {
             quote!(0)
         } else {
             quote!(#(#named)|*)
-        }
-    }
-
-    /// What a constraint says, for messages about it.
-    fn description(&self, constraint: &ir::Constraint) -> String {
-        match &constraint.source {
-            ConstraintSource::Require => self.loc.one_line(&constraint.origin),
-            ConstraintSource::ValueRequires { choice, value } => {
-                let choice = self.space.choice(*choice);
-                let value = match &choice.kind {
-                    ChoiceKind::Enum(domain) => domain
-                        .values
-                        .get(*value)
-                        .map_or_else(|| value.to_string(), |v| v.name.clone()),
-                    _ => value.to_string(),
-                };
-                let text = self.loc.one_line(&constraint.origin);
-                let text = text.strip_prefix("requires ").unwrap_or(&text);
-                format!("`requires` of {} = {value}: {text}", choice.name)
-            }
-            ConstraintSource::Quotient(quotient) => {
-                let quotient = &self.space.quotients[quotient.index()];
-                let flag_params = self.space.choice(quotient.flag).params.len();
-                let what = if constraint.vars.len() > flag_params {
-                    "two representatives are never in the same class"
-                } else if constraint
-                    .literals
-                    .iter()
-                    .any(|l| matches!(l, Literal::Compare { .. }))
-                {
-                    "an object that satisfies the condition is a representative or has one"
-                } else {
-                    "a representative satisfies the condition"
-                };
-                format!("maintains the quotient set {}: {what}", quotient.name)
-            }
         }
     }
 
@@ -1239,67 +1145,6 @@ fn root_of(space: &Space, mut set: SetId) -> SetId {
     set
 }
 
-/// Checks what the runtime's tables cannot hold and what the generator
-/// does not support yet.
-fn check_limits(space: &Space, loc: &Located<'_>) -> Result<(), Error> {
-    let tables = [
-        ("sets", space.sets.len()),
-        ("properties", space.properties.len()),
-        ("choices", space.choices.len()),
-        ("constraints", space.constraints.len()),
-        ("callbacks", space.callbacks.len()),
-    ];
-    for (what, count) in tables {
-        if count > usize::from(u16::MAX) + 1 {
-            return Err(Error::Unsupported(format!(
-                "the space has {count} {what}; the runtime numbers them with 16 bits (at most 65536)"
-            )));
-        }
-    }
-    let too_many_vars = |vars: &[Variable], origin: &ir::Origin| {
-        if vars.len() > usize::from(u8::MAX) + 1 {
-            Err(Error::Unsupported(format!(
-                "the declaration at {} binds {} variables; the runtime numbers them with 8 bits (at most 256)",
-                loc.position(origin),
-                vars.len()
-            )))
-        } else {
-            Ok(())
-        }
-    };
-    for choice in &space.choices {
-        too_many_vars(&choice.params, &choice.origin)?;
-        if let ChoiceKind::Counter(counter) = &choice.kind {
-            too_many_vars(&counter.vars, &choice.origin)?;
-        }
-        if let Some(param) = choice.params.iter().find(|p| !p.set.args.is_empty()) {
-            return Err(Error::Unsupported(format!(
-                "choice `{}` at {}: its parameter `${}` ranges over the parametrized set `{}`; \
-                 choices over parametrized sets are not supported yet (quantify over the set in \
-                 a counter or constraint instead)",
-                choice.name,
-                loc.position(&choice.origin),
-                param.name,
-                space.set(param.set.set).name
-            )));
-        }
-    }
-    for constraint in &space.constraints {
-        too_many_vars(&constraint.vars, &constraint.origin)?;
-        if constraint.literals.len() > usize::from(u8::MAX) + 1 {
-            return Err(Error::Unsupported(format!(
-                "the constraint at {} has {} conditions; the runtime numbers them with 8 bits (at most 256)",
-                loc.position(&constraint.origin),
-                constraint.literals.len()
-            )));
-        }
-    }
-    for trigger in &space.triggers {
-        too_many_vars(&trigger.vars, &trigger.origin)?;
-    }
-    Ok(())
-}
-
 /// `#[doc = " line"]` for each line, prose wrapped at [`DOC_WIDTH`]
 /// (code blocks are kept as they are).
 fn doc_lines(lines: &[String]) -> TokenStream {
@@ -1392,5 +1237,50 @@ fn option(value: Option<impl quote::ToTokens>) -> TokenStream {
     match value {
         Some(value) => quote!(Some(#value)),
         None => quote!(None),
+    }
+}
+
+fn var_defs(defs: &[model::VarDef]) -> TokenStream {
+    let defs = defs.iter().map(|v| {
+        let name = v.name;
+        let set = index(v.set.into());
+        let args = vars(v.args);
+        quote! {
+            ::commute_runtime::model::VarDef { name: #name, set: #set, args: #args }
+        }
+    });
+    quote!(&[#(#defs),*])
+}
+
+fn vars(list: &[model::Var]) -> TokenStream {
+    let list = list.iter().map(|&v| index(v.into()));
+    quote!(&[#(#list),*])
+}
+
+fn instance_ref(instance: &model::InstanceRef) -> TokenStream {
+    let choice = index(instance.choice.into());
+    let args = vars(instance.args);
+    quote!(::commute_runtime::model::InstanceRef { choice: #choice, args: #args })
+}
+
+fn term(t: &model::Term) -> TokenStream {
+    match t {
+        model::Term::Const(n) => {
+            let n = int(*n);
+            quote!(::commute_runtime::model::Term::Const(#n))
+        }
+        model::Term::Property { property, args } => {
+            let property = index((*property).into());
+            let args = vars(args);
+            quote!(::commute_runtime::model::Term::Property { property: #property, args: #args })
+        }
+        model::Term::Choice(instance) => {
+            let instance = instance_ref(instance);
+            quote!(::commute_runtime::model::Term::Choice(#instance))
+        }
+        model::Term::Product(factors) => {
+            let factors = factors.iter().map(term);
+            quote!(::commute_runtime::model::Term::Product(&[#(#factors),*]))
+        }
     }
 }

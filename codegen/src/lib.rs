@@ -1,7 +1,11 @@
-//! Build-time code generation for commute spaces.
+//! From a checked space to the engine's tables, printed as Rust at build
+//! time or built in memory at run time.
 //!
-//! Turns a checked space (see `commute-dsl`) into Rust source that the
-//! `commute-runtime` engine runs on:
+//! One lowering (`lower`) turns a checked space (see `commute-dsl`) into
+//! the tables of a [`Model`]. [`load`] hands them to the engine as they
+//! are, so that any space file runs without generated code (with a host
+//! given as data, say); [`generate`] prints them as Rust source, the typed
+//! and fastest path for Rust hosts:
 //!
 //! - `MODEL`, the space's static tables ([`commute_runtime::Model`]);
 //! - one typed id per root set (`StatementsId`), shared by its subsets;
@@ -32,13 +36,15 @@
 #![forbid(unsafe_code)]
 
 mod generate;
+mod lower;
 mod names;
 mod text;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use commute_dsl::Compilation;
+use commute_dsl::{Compilation, FileLoader, FsLoader};
+use commute_model::Model;
 
 /// Why code could not be generated.
 #[derive(Debug)]
@@ -55,9 +61,11 @@ pub enum Error {
         /// What the operating system said.
         error: std::io::Error,
     },
-    /// The space is valid, but uses something the generator or the
-    /// runtime does not support yet; the message names the item and its
-    /// `file:line`.
+    /// The space is valid, but the generator cannot express it: two of
+    /// its names become the same Rust name (the message names both items
+    /// and their `file:line`), or, an internal error, the generated code
+    /// does not parse. What the engine cannot hold is a diagnostic of the
+    /// checker instead.
     Unsupported(String),
 }
 
@@ -102,10 +110,52 @@ impl std::error::Error for Error {
 /// The formatted Rust source for a compiled space.
 ///
 /// Fails with [`Error::Diagnostics`] when the compilation has errors, and
-/// with [`Error::Unsupported`] for what the generator cannot express yet.
+/// with [`Error::Unsupported`] for names that clash in Rust.
 /// The output depends only on the compilation: two runs give the same text.
 pub fn generate(compilation: &Compilation) -> Result<String, Error> {
     generate::generate(compilation)
+}
+
+/// The tables of a compiled space, built in memory: the same values
+/// [`generate`] prints as `MODEL`, so the engine reaches the same leaves
+/// through either.
+///
+/// Fails with [`Error::Diagnostics`] when the compilation has errors. The
+/// tables are leaked (the engine keeps a `&'static Model`): call it once
+/// per space a process loads.
+pub fn lower(compilation: &Compilation) -> Result<&'static Model, Error> {
+    let space = compilation
+        .space
+        .as_ref()
+        .ok_or_else(|| Error::from_diagnostics(compilation))?;
+    Ok(lower::lower(space, &compilation.sources))
+}
+
+/// Reads, checks and lowers the space file at `path` (see [`lower`]).
+/// Origins in the tables name the files as given here.
+pub fn load(path: impl AsRef<Path>) -> Result<&'static Model, Error> {
+    load_with(path, &FsLoader)
+}
+
+/// [`load`], reading files through `loader`.
+pub fn load_with(path: impl AsRef<Path>, loader: &dyn FileLoader) -> Result<&'static Model, Error> {
+    lower(&commute_dsl::compile_with(path, loader))
+}
+
+/// [`load`] of `path` relative to the folder `dir`, with the files named
+/// relative to it, as a build script running in `dir` names them: the
+/// tables equal, origins included, those it generates.
+pub fn load_in(dir: impl AsRef<Path>, path: impl AsRef<Path>) -> Result<&'static Model, Error> {
+    load_with(path, &InFolder(dir.as_ref().to_path_buf()))
+}
+
+/// Reads files relative to a folder.
+struct InFolder(PathBuf);
+
+impl FileLoader for InFolder {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        std::fs::read_to_string(self.0.join(path))
+    }
 }
 
 /// Generates the code of one space into a file, from a build script.

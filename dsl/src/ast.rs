@@ -2,6 +2,9 @@
 
 use crate::source::Span;
 
+/// The operators and types the language shares with the engine.
+pub use commute_model::{CompareOp, CounterOp, PropertyType};
+
 /// A name with its place in the source. Variables keep their `$`-less name.
 #[derive(Clone, Debug)]
 pub struct Ident {
@@ -83,17 +86,6 @@ pub struct SetDecl {
     pub disjoint: Vec<Ident>,
     /// The whole item.
     pub span: Span,
-}
-
-/// What a property returns, which decides where it may be used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PropertyType {
-    /// `bool`: a condition on its own, `p($x)` or `!p($x)`.
-    Bool,
-    /// `int`: an integer operand of comparisons and counters.
-    Int,
-    /// `[int]`: the universe of an integer choice.
-    IntList,
 }
 
 /// `property name($x in S, ...) -> bool|int|[int]`.
@@ -229,15 +221,6 @@ pub enum Universe {
     Property(Call),
 }
 
-/// How a counter combines its increments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CounterOp {
-    /// `sum`: adds them, starting from 0.
-    Sum,
-    /// `mul`: multiplies them, starting from 1.
-    Mul,
-}
-
 /// `forall ...: sum|mul OPERAND when CONDITIONS`.
 #[derive(Clone, Debug)]
 pub struct CounterBody {
@@ -348,7 +331,7 @@ pub enum ConditionKind {
         /// Values or aliases of the choice.
         values: Vec<Ident>,
     },
-    /// `lhs < rhs`
+    /// `lhs < rhs`; `lhs % rhs == 0` is `op` [`CompareOp::Multiple`].
     Compare {
         /// The left operand.
         lhs: Operand,
@@ -368,51 +351,6 @@ pub enum ConditionKind {
     },
 }
 
-/// A comparison operator between integers; `==` and `!=` also compare two
-/// instances of one enum choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CompareOp {
-    /// `==`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-}
-
-impl CompareOp {
-    /// Applies the comparison.
-    pub fn eval(self, lhs: i64, rhs: i64) -> bool {
-        match self {
-            CompareOp::Eq => lhs == rhs,
-            CompareOp::Ne => lhs != rhs,
-            CompareOp::Lt => lhs < rhs,
-            CompareOp::Le => lhs <= rhs,
-            CompareOp::Gt => lhs > rhs,
-            CompareOp::Ge => lhs >= rhs,
-        }
-    }
-
-    /// The operator as written in a space, for messages and generated
-    /// comments.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            CompareOp::Eq => "==",
-            CompareOp::Ne => "!=",
-            CompareOp::Lt => "<",
-            CompareOp::Le => "<=",
-            CompareOp::Gt => ">",
-            CompareOp::Ge => ">=",
-        }
-    }
-}
-
 /// A side of a comparison or what a counter adds.
 #[derive(Clone, Debug)]
 pub enum Operand {
@@ -420,13 +358,16 @@ pub enum Operand {
     Int(i64, Span),
     /// A property, integer choice or counter applied to variables.
     Call(Call),
+    /// `a * b * ...`: two or more factors, none of them a product (in
+    /// comparisons only).
+    Product(Vec<Operand>, Span),
 }
 
 impl Operand {
     /// Where the operand is written.
     pub fn span(&self) -> Span {
         match self {
-            Operand::Int(_, span) => *span,
+            Operand::Int(_, span) | Operand::Product(_, span) => *span,
             Operand::Call(call) => call.span,
         }
     }

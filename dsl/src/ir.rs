@@ -10,6 +10,11 @@
 //! different objects.
 
 use crate::source::Span;
+use commute_model::limits::MAX_VALUES;
+
+/// The vocabulary the checked form shares with the syntax tree and the
+/// engine.
+pub use commute_model::{CompareOp, CounterOp, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE};
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -86,6 +91,9 @@ pub struct Variable {
     pub name: String,
     /// The set its objects are drawn from.
     pub set: SetExpr,
+    /// Where it is bound (the member `$x in S`, for the second object of a
+    /// class a quotient generates), for diagnostics about its scope.
+    pub span: Span,
 }
 
 /// A set, applied to variables of the enclosing scope if it is parametrized.
@@ -117,17 +125,6 @@ pub struct Set {
     pub quotient: Option<QuotientId>,
     /// Where it is declared.
     pub origin: Origin,
-}
-
-/// What a property returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PropertyType {
-    /// A boolean: a condition on its own.
-    Bool,
-    /// An integer operand.
-    Int,
-    /// A list of integers: the universe of integer choices.
-    IntList,
 }
 
 /// A function of objects the host provides; its value never changes
@@ -224,17 +221,15 @@ pub struct Alias {
 }
 
 /// A set of values of one enum choice: bit `i` is the choice's `i`-th value.
-/// Enum choices have at most [`ValueSet::CAPACITY`] values.
+/// Enum choices have at most [`MAX_VALUES`] values, the bits of a `u64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ValueSet(pub u64);
 
 impl ValueSet {
-    /// The most values an enum choice may have: the bits of a `u64`.
-    pub const CAPACITY: usize = 64;
-
-    /// The first `count` values (every value when `count` is 64 or more).
+    /// The first `count` values (every value when `count` is
+    /// [`MAX_VALUES`] or more).
     pub fn all(count: usize) -> ValueSet {
-        if count >= 64 {
+        if count >= MAX_VALUES {
             ValueSet(u64::MAX)
         } else {
             ValueSet((1u64 << count) - 1)
@@ -248,7 +243,7 @@ impl ValueSet {
 
     /// Whether value `index` is in the set.
     pub fn contains(self, index: usize) -> bool {
-        index < 64 && self.0 & (1u64 << index) != 0
+        index < MAX_VALUES && self.0 & (1u64 << index) != 0
     }
 
     /// The values in either set.
@@ -268,7 +263,7 @@ impl ValueSet {
 
     /// The indices of the values in the set, in increasing order.
     pub fn iter(self) -> impl Iterator<Item = usize> {
-        (0..64).filter(move |&i| self.contains(i))
+        (0..MAX_VALUES).filter(move |&i| self.contains(i))
     }
 }
 
@@ -294,15 +289,6 @@ pub enum Universe {
     Property(PropertyCall),
     /// A literal list, the same for every instance.
     List(Vec<i64>),
-}
-
-/// How a counter combines its increments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CounterOp {
-    /// Adds them, starting from 0.
-    Sum,
-    /// Multiplies them, starting from 1.
-    Mul,
 }
 
 /// A counter: for every tuple of its quantified variables, `increment` is
@@ -340,10 +326,10 @@ pub enum IntTerm {
     Property(PropertyCall),
     /// An integer choice or a counter.
     Choice(Instance),
+    /// The product of two or more terms, none of them a product (in
+    /// comparisons only).
+    Product(Vec<IntTerm>),
 }
-
-/// Comparison operators are the same in the syntax tree and here.
-pub use crate::ast::CompareOp;
 
 /// One condition of a constraint, trigger or counter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -492,13 +478,6 @@ pub struct Quotient {
     /// Where it is declared.
     pub origin: Origin,
 }
-
-/// Value index of `TRUE` in the membership choice a quotient declares:
-/// the object represents its class.
-pub const QUOTIENT_TRUE: usize = 0;
-/// Value index of `FALSE` in the membership choice a quotient declares:
-/// the object is not in the quotient set.
-pub const QUOTIENT_FALSE: usize = 1;
 
 impl Space {
     /// The set `id`, which must be an id of this space (else it panics).

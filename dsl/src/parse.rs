@@ -234,7 +234,8 @@ fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::compare_condition | Rule::compare_op => "a comparison operator",
         Rule::bool_condition => "a condition",
         Rule::logic_op => "`||`/`&&`",
-        Rule::operand => "an integer or a call",
+        Rule::operand | Rule::product => "an integer or a call",
+        Rule::modulo => "`%`",
         Rule::call => "a call such as `name($x)`",
         Rule::value_set => "a value name",
         Rule::kw_alias => "`alias`",
@@ -532,6 +533,24 @@ impl Builder<'_> {
     fn span(&self, pair: &Pair<'_, Rule>) -> Span {
         let s = pair.as_span();
         Span::new(self.file, self.offset + s.start(), self.offset + s.end())
+    }
+
+    /// The span of a pair up to the end of its last token: a rule that
+    /// ends with a repetition (`product`) also holds the white space the
+    /// repetition skipped before it stopped.
+    fn tight_span(&self, pair: &Pair<'_, Rule>) -> Span {
+        let mut last = pair.clone();
+        while matches!(
+            last.as_rule(),
+            Rule::condition | Rule::compare_condition | Rule::product
+        ) {
+            match last.clone().into_inner().last() {
+                Some(inner) => last = inner,
+                None => break,
+            }
+        }
+        let span = self.span(pair);
+        Span::new(self.file, span.start, self.span(&last).end.max(span.start))
     }
 
     fn ident(&self, pair: Pair<'_, Rule>) -> Ident {
@@ -974,7 +993,7 @@ impl Builder<'_> {
     }
 
     fn condition(&mut self, pair: Pair<'_, Rule>) -> Option<Condition> {
-        let span = self.span(&pair);
+        let span = self.tight_span(&pair);
         let inner = pair.into_inner().next()?;
         let kind = match inner.as_rule() {
             Rule::is_condition => {
@@ -992,8 +1011,15 @@ impl Builder<'_> {
                 }
             }
             Rule::compare_condition => {
-                let mut parts = inner.into_inner();
-                let lhs = self.operand(parts.next()?)?;
+                let mut parts = inner.into_inner().peekable();
+                let lhs = self.product(parts.next()?)?;
+                let divisor = match parts.peek().map(|p| p.as_rule()) {
+                    Some(Rule::modulo) => {
+                        let modulo = parts.next()?;
+                        Some(self.product(modulo.into_inner().next()?)?)
+                    }
+                    _ => None,
+                };
                 let op_pair = parts.next()?;
                 let op_span = self.span(&op_pair);
                 let op = match op_pair.as_str() {
@@ -1004,12 +1030,40 @@ impl Builder<'_> {
                     "<" => CompareOp::Lt,
                     _ => CompareOp::Gt,
                 };
-                let rhs = self.operand(parts.next()?)?;
-                ConditionKind::Compare {
-                    lhs,
-                    op,
-                    op_span,
-                    rhs,
+                let rhs = self.product(parts.next()?)?;
+                match divisor {
+                    None => ConditionKind::Compare {
+                        lhs,
+                        op,
+                        op_span,
+                        rhs,
+                    },
+                    Some(divisor) => {
+                        let op = match (op, &rhs) {
+                            (CompareOp::Eq, Operand::Int(0, _)) => CompareOp::Multiple,
+                            (CompareOp::Ne, Operand::Int(0, _)) => CompareOp::NotMultiple,
+                            _ => {
+                                self.diagnostics.push(
+                                    Diagnostic::error(
+                                        "modulo",
+                                        "a remainder is only compared with 0",
+                                        op_span.to(rhs.span()),
+                                        "expected `== 0` or `!= 0`",
+                                    )
+                                    .with_note(
+                                        "`a % b == 0` says that `a` is a multiple of `b`, `a % b != 0` that it is not",
+                                    ),
+                                );
+                                CompareOp::Multiple
+                            }
+                        };
+                        ConditionKind::Compare {
+                            lhs,
+                            op,
+                            op_span,
+                            rhs: divisor,
+                        }
+                    }
                 }
             }
             _ => {
@@ -1025,6 +1079,23 @@ impl Builder<'_> {
             }
         };
         Some(Condition { kind, span })
+    }
+
+    /// A product of operands, or its only operand (rules `product`, and
+    /// `operand` itself where a divisor is a single operand).
+    fn product(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+        if pair.as_rule() == Rule::operand {
+            return self.operand(pair);
+        }
+        let span = self.tight_span(&pair);
+        let mut factors = Vec::new();
+        for factor in pair.into_inner() {
+            factors.push(self.operand(factor)?);
+        }
+        if factors.len() == 1 {
+            return factors.pop();
+        }
+        Some(Operand::Product(factors, span))
     }
 
     fn operand(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {

@@ -17,12 +17,16 @@
 //! - [`emit`] writes a loop tree as C (OpenMP directives on the user's
 //!   loops, or explicit loops) and runs it in a reference interpreter;
 //! - [`harness`] builds, runs, times and checks whole C programs;
+//! - [`bound`] bounds from below the time of every completion of a
+//!   partial candidate, from a characterization of the machine and the
+//!   kernel's operation counts, for searches to prune on;
 //! - [`tune`] ties them together: `commute tune` and `commute lower`.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod bound;
 pub mod emit;
 pub mod fingerprint;
 pub mod fnv;

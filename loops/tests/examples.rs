@@ -285,6 +285,19 @@ const EXAMPLES: &[Example] = &[
         nest: Some("matmul"),
         dumps: &[("C", 20 * 25)],
     },
+    Example {
+        name: "abt",
+        loops: &[
+            ("i in [0, _PB_NI)", None),
+            ("j in [0, _PB_NJ)", Some(0)),
+            ("k in [0, _PB_NK)", Some(1)),
+        ],
+        statements: &[(&[0, 1, 2], "C[i][j] <- C[i][j], A[i][k], B[j][k]")],
+        facts: abt,
+        small: &[("NI", 20), ("NJ", 24), ("NK", 28)],
+        nest: None,
+        dumps: &[("C", 20 * 24)],
+    },
 ];
 
 /// How long a compilation or a run may take before it is killed.
@@ -415,6 +428,15 @@ fn gemm(c: &Check) {
     let accumulate = c.expect_distances(Kind::Flow, 1, 1, "C", &[Exact(0), PLUS, Exact(0)]);
     assert_eq!(accumulate.carrier(), Some(LoopId(2)));
     c.expect_distances(Kind::Output, 1, 1, "C", &[Exact(0), PLUS, Exact(0)]);
+}
+
+/// C = A * B^T: every C[i][j] is a dot product along k (L2), the only
+/// loop that carries anything; A and B are only read.
+fn abt(c: &Check) {
+    c.assert_carrying(&[2]);
+    assert!(c.deps.iter().all(|d| d.name == "C"), "{}", c.shown());
+    let accumulate = c.expect_distances(Kind::Flow, 0, 0, "C", &[Exact(0), Exact(0), PLUS]);
+    assert_eq!(accumulate.carrier(), Some(LoopId(2)));
 }
 
 /// tmp = alpha * A * B (S0 zeroes, S1 accumulates over k = L2), then
@@ -754,6 +776,7 @@ reading_tests! {
     edit_distance_is_read_with_its_structure_and_dependences: "edit-distance",
     normalize_is_read_with_its_structure_and_dependences: "normalize",
     matmul_pointers_is_read_with_its_structure_and_dependences: "matmul-pointers",
+    abt_is_read_with_its_structure_and_dependences: "abt",
 }
 
 #[test]

@@ -55,14 +55,14 @@ static void kernel(void) {{
         {body}
 #pragma endscop
 }}
-int main(void) {{
+int main(int argc, char **argv) {{
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
       A[i][j] = (double)((i * j + 1) % N) / N;
   double start = harness_now();
   kernel();
   harness_report_time(harness_now() - start);
-  harness_dump("A", &A[0][0], (long)N * N);
+  harness_dump(argc, argv, "A", &A[0][0], (long)N * N);
   return 0;
 }}
 "#
@@ -193,19 +193,12 @@ fn crashes_and_run_timeouts() {
 #[test]
 fn a_hanging_compiler_times_out_and_the_next_candidate_still_builds() {
     let dir = TempDir::new("hang");
-    let script = dir.0.join("fake-cc");
-    std::fs::write(
-        &script,
+    let fake = dir.0.join("fake-cc");
+    script(
+        &fake,
         "#!/bin/sh\nfor a in \"$@\"; do\n  case \"$a\" in\n    *.c) if grep -q HANG_MARKER \"$a\"; then sleep 100; fi ;;\n  esac\ndone\nexec cc \"$@\"\n",
-    )
-    .expect("write the fake compiler");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
-            .expect("make the fake compiler executable");
-    }
-    let compiler = Compiler::detect(script.to_str()).unwrap_or_else(|e| panic!("{e}"));
+    );
+    let compiler = Compiler::detect(fake.to_str()).unwrap_or_else(|e| panic!("{e}"));
     let mut config = config(compiler, &dir);
     config.compile_timeout = Duration::from_secs(1);
     let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
@@ -302,4 +295,283 @@ fn compiler_detection() {
     let found = Compiler::detect(None).unwrap_or_else(|e| panic!("{e}"));
     assert!(!found.version_line.is_empty());
     assert!(found.path.is_file());
+}
+
+/// Writes an executable script.
+fn script(path: &Path, text: &str) {
+    std::fs::write(path, text).expect("write the script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+            .expect("make the script executable");
+    }
+}
+
+/// A compiler that builds with `cc` and wraps the program in a script
+/// that appends `check` (a build with the dump) or `timed` to `runs.log`
+/// in its build directory each time it runs.
+fn counting_compiler(dir: &TempDir) -> Compiler {
+    let path = dir.0.join("counting-cc");
+    script(
+        &path,
+        r#"#!/bin/sh
+case " $* " in *" -o "*) ;; *) exec cc "$@" ;; esac
+out=""; kind=timed; prev=""
+for a in "$@"; do
+  shift
+  if [ "$prev" = "-o" ]; then out="$a"; set -- "$@" "$a.real"; else set -- "$@" "$a"; fi
+  [ "$a" = "-DPOLYBENCH_DUMP_ARRAYS" ] && kind=check
+  prev="$a"
+done
+cc "$@" || exit 1
+printf '#!/bin/sh\necho %s >> "%s/runs.log"\nexec "%s/%s.real" "$@"\n' "$kind" "$(pwd)" "$(pwd)" "$out" > "$out"
+chmod +x "$out"
+"#,
+    );
+    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Evaluates `source`, which must be stopped at the run timeout after
+/// less than `seconds`.
+fn assert_stopped(harness: &mut Harness, source: &str, seconds: f64) {
+    let start = Instant::now();
+    let measured = harness.evaluate(source);
+    assert!(
+        matches!(measured, Measurement::RunTimedOut { seconds: s } if s < seconds),
+        "{}",
+        measured.summary()
+    );
+    let waited = start.elapsed();
+    assert!(
+        waited < Duration::from_secs_f64(seconds + 2.0),
+        "{waited:?}"
+    );
+}
+
+/// The runs of each build of the source built in `build`: (check, timed).
+fn runs_of(build: &Path) -> (usize, usize) {
+    let count = |p: PathBuf| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    (
+        count(build.join("runs.log")),
+        count(build.join("timed/runs.log")),
+    )
+}
+
+/// The program with `usleep(microseconds)` in its timed region.
+fn sleeping(microseconds: u64) -> String {
+    program(BODY)
+        .replace(
+            "#include <stdio.h>",
+            "#include <stdio.h>\n#include <unistd.h>",
+        )
+        .replace(
+            "  kernel();",
+            &format!("  kernel();\n  usleep({microseconds});"),
+        )
+}
+
+#[test]
+fn the_dump_is_compared_once_and_only_the_build_without_it_is_timed() {
+    let dir = TempDir::new("once");
+    let mut harness = Harness::new(config(counting_compiler(&dir), &dir), &program(BODY))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reference = harness.build_dir(&program(BODY));
+    // Two runs, doubled below 50 ms.
+    assert_eq!(runs_of(&reference), (1, 4));
+    let candidate = format!("/* candidate */\n{}", program(BODY));
+    let measured = harness.evaluate(&candidate);
+    assert!(measured.is_timed(), "{}", measured.summary());
+    let build = harness.build_dir(&candidate);
+    assert_eq!(runs_of(&build), (1, 4));
+    // The dump went to the check run's stderr; the timed runs' was discarded.
+    let dump = std::fs::read_to_string(build.join("run.stderr")).expect("the check run's stderr");
+    assert!(dump.contains("==BEGIN DUMP_ARRAYS=="));
+    assert!(!build.join("timed/run.stderr").exists());
+    let phases = harness.last_phases();
+    assert!(
+        phases.compile > 0.0 && phases.check > 0.0 && phases.timing > 0.0,
+        "{phases:?}"
+    );
+    // Re-measuring runs the timing builds only.
+    harness
+        .remeasure(&program(BODY), &candidate, 3)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(runs_of(&reference), (1, 7));
+    assert_eq!(runs_of(&build), (1, 7));
+    // Cached: nothing runs again.
+    assert_eq!(harness.evaluate(&candidate), measured);
+    assert_eq!(runs_of(&build), (1, 7));
+    assert_eq!(harness.last_phases(), Default::default());
+}
+
+#[test]
+fn a_candidate_far_slower_than_the_best_is_cut_off_after_one_run() {
+    let dir = TempDir::new("cutoff");
+    let mut harness = Harness::new(config(counting_compiler(&dir), &dir), &program(BODY))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let slow = sleeping(300_000);
+    // Without a best, nothing is cut off.
+    let first = harness.evaluate(&format!("/* first */\n{slow}"));
+    assert!(first.is_timed(), "{}", first.summary());
+    harness.set_incumbent(Some(harness.reference_seconds()));
+    let measured = harness.evaluate(&slow);
+    let Measurement::CutOff { seconds, limit } = measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(seconds >= 0.3 && limit < 0.1, "{seconds} {limit}");
+    assert!(
+        measured.summary().starts_with("cut off after one run: "),
+        "{}",
+        measured.summary()
+    );
+    assert_eq!(runs_of(&harness.build_dir(&slow)), (1, 0));
+    let phases = harness.last_phases();
+    assert!(phases.check >= 0.3 && phases.timing == 0.0, "{phases:?}");
+    // With the cut-off off, it is timed in full.
+    let mut config = config(cc(), &dir);
+    config.work_dir = dir.0.join("work-full");
+    config.cutoff = None;
+    let mut full = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    full.set_incumbent(Some(full.reference_seconds()));
+    assert!(full.evaluate(&slow).is_timed());
+}
+
+#[test]
+fn run_timeouts_follow_the_best() {
+    let dir = TempDir::new("timeout-best");
+    let mut config = config(cc(), &dir);
+    config.run_timeout_floor = Duration::from_millis(200);
+    config.cutoff = None;
+    // A reference of 0.3 s: runs time out after three times that.
+    let mut harness = Harness::new(config, &sleeping(300_000)).unwrap_or_else(|e| panic!("{e}"));
+    let reference_timeout = harness.run_timeout();
+    assert!(
+        reference_timeout >= Duration::from_millis(900)
+            && reference_timeout < Duration::from_millis(1500),
+        "{reference_timeout:?}"
+    );
+    // Never longer than the reference's rule, whatever the best.
+    harness.set_incumbent(Some(2.0));
+    assert_eq!(harness.run_timeout(), reference_timeout);
+    // A best of 50 ms: three times a run of it, at least the floor.
+    harness.set_incumbent(Some(0.05));
+    let timeout = harness.run_timeout();
+    assert!(
+        timeout >= Duration::from_millis(200) && timeout < Duration::from_millis(300),
+        "{timeout:?}"
+    );
+    assert_stopped(&mut harness, &sleeping(3_000_000), 0.3);
+}
+
+#[test]
+fn a_batch_is_built_in_parallel_before_anything_runs() {
+    let dir = TempDir::new("batch");
+    let mut config = config(counting_compiler(&dir), &dir);
+    config.jobs = 2;
+    let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    let sources: Vec<String> = (0..3)
+        .map(|k| format!("/* candidate {k} */\n{}", program(BODY)))
+        .collect();
+    let refs: Vec<&str> = sources.iter().map(String::as_str).collect();
+    harness.prepare(&refs);
+    assert_eq!(harness.compiles(), 4);
+    for source in &sources {
+        let build = harness.build_dir(source);
+        for binary in ["kernel", "timed/kernel"] {
+            let log = std::fs::read_to_string(build.join(binary).with_file_name("compile.log"));
+            assert!(build.join(binary).is_file(), "{binary}: {log:?}");
+        }
+        assert_eq!(runs_of(&build), (0, 0), "built, not run");
+    }
+    // Prepared again: nothing is rebuilt.
+    harness.prepare(&refs);
+    assert_eq!(harness.compiles(), 4);
+    let mut compile = 0.0;
+    for source in &sources {
+        assert!(harness.evaluate(source).is_timed());
+        compile += harness.last_phases().compile;
+    }
+    assert_eq!(harness.compiles(), 4);
+    assert!(compile > 0.0);
+}
+
+/// A program whose timed loop only feeds the dump: without it, compilers
+/// drop the loop.
+fn unguarded(comment: &str) -> String {
+    format!(
+        r#"/* {comment} */
+#include <stdio.h>
+#include "harness.h"
+#define N 1500
+static double A[N][N];
+int main(void) {{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      A[i][j] = (double)((i * j + 1) % N) / N;
+  double start = harness_now();
+  double s = 0;
+  for (int t = 0; t < 10; t++)
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        s += A[i][j] * 0.5;
+  harness_report_time(harness_now() - start);
+#ifdef POLYBENCH_DUMP_ARRAYS
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: s\n%0.9e\nend   dump: s\n==END   DUMP_ARRAYS==\n", s);
+#endif
+  return 0;
+}}
+"#
+    )
+}
+
+#[test]
+fn a_timing_build_that_lost_its_kernel_gives_way_to_the_check_build() {
+    let dir = TempDir::new("dce");
+    let mut harness =
+        Harness::new(config(cc(), &dir), &unguarded("reference")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(harness.check_build_timings(), 1);
+    // Ten sweeps of 1500 x 1500 take milliseconds, not microseconds.
+    assert!(
+        harness.reference_seconds() > 1e-3,
+        "{}",
+        harness.reference_seconds()
+    );
+    let candidate = unguarded("candidate");
+    let measured = harness.evaluate(&candidate);
+    let Measurement::Timed { seconds, .. } = measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(seconds > 1e-3, "{seconds}");
+    assert_eq!(harness.check_build_timings(), 2);
+    // Check builds only, from then on.
+    assert!(!harness.build_dir(&candidate).join("timed").exists());
+}
+
+#[test]
+fn a_check_run_whose_kernel_outlasts_the_cut_off_is_stopped_before_its_dump() {
+    let dir = TempDir::new("kernel-limit");
+    let mut config = config(counting_compiler(&dir), &dir);
+    config.run_timeout_floor = Duration::from_millis(200);
+    let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(harness.kernel_limit(), None, "no best yet");
+    harness.set_incumbent(Some(harness.reference_seconds()));
+    let limit = harness
+        .kernel_limit()
+        .expect("the dump shows where the kernel ends");
+    assert_eq!(limit, Duration::from_millis(200));
+    assert!(harness.run_timeout() >= limit);
+    let slow = sleeping(3_000_000);
+    assert_stopped(&mut harness, &slow, 0.5);
+    let build = harness.build_dir(&slow);
+    assert_eq!(runs_of(&build), (1, 0));
+    assert_eq!(
+        std::fs::read_to_string(build.join("run.stderr")).unwrap(),
+        ""
+    );
 }

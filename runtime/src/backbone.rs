@@ -30,3 +30,41 @@ pub trait Backbone: Clone {
     /// Runs a trigger callback, which may add objects to sets.
     fn callback(&mut self, callback: u16, args: &[ObjectId]);
 }
+
+/// A backbone seen through other tables of the same space: those built in
+/// memory from the space file rather than generated (`commute bench
+/// --digest --loaded` checks that both reach the same leaves). The tables
+/// must be those of the backbone's own space, index for index.
+#[derive(Clone, Debug)]
+pub struct WithModel<B: Backbone> {
+    /// The backbone that answers for objects, properties and callbacks.
+    pub inner: B,
+    /// The tables the engine reads instead of `inner.model()`.
+    pub model: &'static Model,
+}
+
+impl<B: Backbone> Backbone for WithModel<B> {
+    fn model(&self) -> &'static Model {
+        self.model
+    }
+
+    fn objects(&self, set: u16, args: &[ObjectId]) -> Vec<ObjectId> {
+        self.inner.objects(set, args)
+    }
+
+    fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool {
+        self.inner.bool_property(property, args)
+    }
+
+    fn int_property(&self, property: u16, args: &[ObjectId]) -> i64 {
+        self.inner.int_property(property, args)
+    }
+
+    fn list_property(&self, property: u16, args: &[ObjectId]) -> Vec<i64> {
+        self.inner.list_property(property, args)
+    }
+
+    fn callback(&mut self, callback: u16, args: &[ObjectId]) {
+        self.inner.callback(callback, args);
+    }
+}

@@ -4,10 +4,8 @@
 //! ids.
 
 use crate::backbone::ObjectId;
+use crate::model::limits::MAX_VARS;
 use crate::model::Var;
-
-/// Variables in one scope, at most.
-pub const MAX_VARS: usize = 16;
 
 /// Objects bound to the variables of one scope.
 #[derive(Clone, Copy)]

@@ -563,6 +563,12 @@ impl<B: Backbone> Candidate<B> {
         found.map(|offset| (c, start + offset))
     }
 
+    /// The candidate's layout (for modules that read instances by their
+    /// storage index).
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
     /// The instance of `choice` stored at `index`, its objects in storage
     /// order.
     pub(crate) fn instance_id(&self, choice: u16, index: usize) -> InstanceId {

@@ -5,7 +5,8 @@
 use std::fmt;
 
 use crate::backbone::ObjectId;
-use crate::layout::{Layout, MAX_VARS};
+use crate::layout::Layout;
+use crate::model::limits::MAX_VARS;
 use crate::model::*;
 
 /// A constraint that a complete candidate breaks, or an open instance.
@@ -121,7 +122,7 @@ impl Checker<'_> {
             Some(q) => {
                 let mut objects = args.to_vec();
                 objects.push(object);
-                self.enum_value(q.flag, &objects) == Some(0)
+                self.enum_value(q.flag, &objects) == Some(QUOTIENT_TRUE)
             }
             None => true,
         }
@@ -154,6 +155,9 @@ impl Checker<'_> {
             Term::Property { property, args: a } => {
                 Some(self.layout.int_property(*property, &args(a)))
             }
+            Term::Product(factors) => factors.iter().try_fold(1i64, |product, factor| {
+                Some(product.saturating_mul(self.value(factor, objects)?))
+            }),
             Term::Choice(inst) => {
                 let objects = args(inst.args);
                 match &self.layout.model.choices[inst.choice as usize].kind {

@@ -11,7 +11,6 @@ use crate::backbone::Backbone;
 use crate::plan::Plans;
 use crate::tables::Tables;
 
-pub use crate::binding::MAX_VARS;
 pub use crate::tables::LayoutError;
 
 /// A backbone's dense tables and the propagation plans compiled from

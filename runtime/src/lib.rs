@@ -5,17 +5,21 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The static tables generated code defines, the vocabulary they share
+/// with the language, and the limits of the engine.
+pub use commute_model as model;
+
 pub mod action;
 pub mod backbone;
 mod binding;
 pub mod candidate;
 pub mod check;
+pub mod count;
 pub mod descent;
 pub mod estimate;
 pub mod explore;
 pub mod fix;
 pub mod layout;
-pub mod model;
 mod plan;
 mod propagate;
 pub mod search;

@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::backbone::{Backbone, ObjectId};
-use crate::binding::MAX_VARS;
+use crate::model::limits::{MAX_VALUES, MAX_VARS};
 use crate::model::{
     ChoiceKind, CounterDef, Literal, Model, PropertyType, SetDef, Symmetry, TriggerAction, Universe,
 };
@@ -161,6 +161,11 @@ impl Tables {
     /// choice instance in the vector.
     pub(crate) fn new<B: Backbone>(backbone: &B) -> Result<Tables, LayoutError> {
         let model = backbone.model();
+        // Generated models fit the limits; a hand-written one that does
+        // not would overflow the engine's fixed-size arrays.
+        if let Some(excess) = model.over_limit() {
+            return Err(LayoutError::Unsupported(excess));
+        }
         let roots: Vec<u16> = (0..model.sets.len() as u16)
             .map(|s| model.root(s))
             .collect();
@@ -367,9 +372,9 @@ impl Tables {
                 };
                 values.sort_unstable();
                 values.dedup();
-                if values.len() > 64 {
+                if values.len() > MAX_VALUES {
                     return Err(LayoutError::Backbone(format!(
-                        "integer choice `{}` has {} possible values for {:?}; at most 64 are supported",
+                        "integer choice `{}` has {} possible values for {:?}; at most {MAX_VALUES} are supported (limit `MAX_VALUES`)",
                         choice.name,
                         values.len(),
                         objects

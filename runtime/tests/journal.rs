@@ -46,13 +46,9 @@ fn action(choice: u16, objects: &[u32], value: u32) -> Action {
 
 fn evaluation(index: usize, path: Vec<Action>, status: Status, value: Option<f64>) -> Evaluation {
     Evaluation {
-        index,
-        path,
-        status,
-        value,
         measurements: value.map_or_else(Vec::new, |v| vec![v, v * 1.01]),
         message: (status != Status::Ok).then(|| format!("evaluation {index} went wrong")),
-        elapsed: 0.25 * (index + 1) as f64,
+        ..Evaluation::new(index, path, status, value, 0.25 * (index + 1) as f64)
     }
 }
 

@@ -100,6 +100,12 @@ pub mod corpus {
         include!(concat!(env!("OUT_DIR"), "/triggers.rs"));
     }
 
+    /// Divisibility (`a % b == 0`, `!= 0`) and products of integers in
+    /// comparisons.
+    pub mod divisibility {
+        include!(concat!(env!("OUT_DIR"), "/divisibility.rs"));
+    }
+
     /// A parametrized set, declared in an included file, in quantifiers.
     pub mod parametrized_sets {
         include!(concat!(env!("OUT_DIR"), "/parametrized_sets.rs"));
@@ -141,6 +147,32 @@ pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
         ("quotient", &corpus::quotient::MODEL),
         ("triggers", &corpus::triggers::MODEL),
         ("parametrized_sets", &corpus::parametrized_sets::MODEL),
+        ("divisibility", &corpus::divisibility::MODEL),
         ("every_construct", &corpus::every_construct::MODEL),
     ]
+}
+
+/// The source file of each space of [`models`], by the same name, relative
+/// to this package's folder ([`package_dir`]), as its build script names
+/// it: [`commute_codegen::load_in`] of the two gives the very tables the
+/// build script generated.
+pub fn model_sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("ordering", "paper/listing07_ordering.space"),
+        ("product", "corpus/product.space"),
+        ("enum_requires", "corpus/enum_requires.space"),
+        ("integers", "corpus/integers.space"),
+        ("counters", "corpus/counters.space"),
+        ("symmetric", "corpus/symmetric.space"),
+        ("quotient", "corpus/quotient.space"),
+        ("triggers", "corpus/triggers.space"),
+        ("parametrized_sets", "corpus/parametrized_sets.space"),
+        ("divisibility", "corpus/divisibility.space"),
+        ("every_construct", "../dsl/tests/pass/every_construct.space"),
+    ]
+}
+
+/// This package's folder in the checkout it was built from.
+pub fn package_dir() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 }

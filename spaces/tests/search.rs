@@ -237,10 +237,18 @@ fn essence(e: &Evaluation) -> (Vec<commute_runtime::Action>, Status, Option<f64>
 
 #[test]
 fn killing_and_resuming_gives_the_same_journal() {
+    // One leaf at a time, and batches of four proposed before any of them
+    // is evaluated (as `commute tune` builds them ahead).
+    for batch in [1, 4] {
+        kill_and_resume(batch);
+    }
+}
+
+fn kill_and_resume(batch: usize) {
     use rand::Rng;
     let root = ordering_root(5);
     let target = hidden(&root, 8);
-    let dir = std::env::temp_dir().join(format!("commute-resume-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("commute-resume-{}-{batch}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let header = Header::new("listing07_ordering", "mcts", 6, serde_json::Value::Null);
     let budget = 80;
@@ -249,6 +257,7 @@ fn killing_and_resuming_gives_the_same_journal() {
         if resume {
             let (_, recorded, mut journal) = Journal::open_for_resume(path).expect("resume");
             let harness = Harness::new(&mut cost, &config(6, budget))
+                .with_batch(batch)
                 .with_journal(&mut journal)
                 .with_replay(Replay::new(recorded));
             mcts(&root, harness, &NoBound, &MctsConfig::default());
@@ -256,7 +265,9 @@ fn killing_and_resuming_gives_the_same_journal() {
             let mut journal = Journal::create(path, &header).expect("journal");
             mcts(
                 &root,
-                Harness::new(&mut cost, &config(6, budget)).with_journal(&mut journal),
+                Harness::new(&mut cost, &config(6, budget))
+                    .with_batch(batch)
+                    .with_journal(&mut journal),
                 &NoBound,
                 &MctsConfig::default(),
             );
@@ -299,8 +310,167 @@ fn killing_and_resuming_gives_the_same_journal() {
         assert_eq!(
             resumed.iter().map(essence).collect::<Vec<_>>(),
             full.iter().map(essence).collect::<Vec<_>>(),
-            "attempt {attempt}"
+            "batch {batch}, attempt {attempt}"
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A cost function, boxed.
+type Cost<'t, B> = Box<dyn FnMut(&Candidate<B>) -> Outcome + 't>;
+
+/// Records the batches a search hands over before evaluating them.
+struct Batches<'t, B: Backbone> {
+    cost: Cost<'t, B>,
+    /// Each batch's leaves, by decision vector.
+    prepared: Vec<Vec<Vec<u64>>>,
+    /// Every evaluated leaf, by decision vector.
+    evaluated: Vec<Vec<u64>>,
+}
+
+impl<B: Backbone> Evaluator<B> for Batches<'_, B> {
+    fn evaluate(&mut self, leaf: &Candidate<B>) -> Outcome {
+        self.evaluated.push(leaf.decisions().words);
+        (self.cost)(leaf)
+    }
+
+    fn prepare(&mut self, leaves: &[&Candidate<B>]) {
+        self.prepared
+            .push(leaves.iter().map(|l| l.decisions().words).collect());
+    }
+}
+
+#[test]
+fn searches_hand_over_batches_of_distinct_leaves_and_evaluate_them_in_order() {
+    let root = ordering_root(5);
+    let target = hidden(&root, 3);
+    type Chain = ordering::Backbone<ordering::Chain>;
+    type Search<'a> = Box<dyn Fn(Harness<'_, Chain>) -> SearchResult<Chain> + 'a>;
+    let searches: Vec<(&str, Search)> = vec![
+        (
+            "mcts",
+            Box::new(|h| mcts(&root, h, &NoBound, &MctsConfig::default())),
+        ),
+        ("random", Box::new(|h| run_random(&root, h))),
+        ("greedy", Box::new(|h| run_greedy(&root, h, &NoBound, true))),
+        (
+            "exhaustive",
+            Box::new(|h| run_exhaustive(&root, h, &NoBound)),
+        ),
+    ];
+    for (name, search) in searches {
+        let mut evaluator = Batches {
+            cost: Box::new(mismatches(&target)),
+            prepared: Vec::new(),
+            evaluated: Vec::new(),
+        };
+        let result = search(Harness::new(&mut evaluator, &config(2, 150)).with_batch(4));
+        assert_eq!(result.evaluations.len(), 150, "{name}");
+        let prepared: Vec<Vec<u64>> = evaluator.prepared.concat();
+        assert!(
+            evaluator
+                .prepared
+                .iter()
+                .all(|b| !b.is_empty() && b.len() <= 4),
+            "{name}: {:?}",
+            evaluator.prepared.iter().map(Vec::len).collect::<Vec<_>>()
+        );
+        assert!(
+            evaluator.prepared.iter().filter(|b| b.len() > 1).count() * 2
+                > evaluator.prepared.len(),
+            "{name}: mostly real batches"
+        );
+        // What was handed over is what was evaluated, in order.
+        assert_eq!(prepared, evaluator.evaluated, "{name}");
+        if name == "mcts" {
+            for batch in &evaluator.prepared {
+                let mut distinct = batch.clone();
+                distinct.sort();
+                distinct.dedup();
+                assert_eq!(
+                    distinct.len(),
+                    batch.len(),
+                    "{name}: a leaf twice in a batch"
+                );
+            }
+        }
+    }
+    // The same seed and batch size give the same candidates.
+    let run = |batch| {
+        let mut cost = mismatches(&target);
+        let result = mcts(
+            &root,
+            Harness::new(&mut cost, &config(4, 60)).with_batch(batch),
+            &NoBound,
+            &MctsConfig::default(),
+        );
+        result.evaluations.iter().map(essence).collect::<Vec<_>>()
+    };
+    assert_eq!(run(4), run(4));
+    assert_ne!(run(4), run(1));
+}
+
+#[test]
+fn the_best_measured_again_takes_its_new_value_both_ways() {
+    let root = ordering_root(4);
+    // Values given in order; with each, the value the evaluator reports
+    // for the best leaf so far when it measured it again.
+    let script = [
+        (5.0, None),
+        (4.0, Some(6.0)), // The best was lucky: 6, and the challenger wins.
+        (5.5, None),
+        (4.5, Some(3.0)), // The best was unlucky: 3, and it stays the best.
+    ];
+    let mut best: Option<(f64, Vec<u64>)> = None;
+    let mut step = 0;
+    let mut evaluator = |leaf: &Candidate<ordering::Backbone<ordering::Chain>>| {
+        let (value, again) = script[step];
+        step += 1;
+        let mut outcome = Outcome::ok(value);
+        if let (Some(again), Some((_, words))) = (again, &best) {
+            outcome.incumbent = Some(Remeasured {
+                leaf: words.clone(),
+                value: again,
+            });
+        }
+        let incumbent = match (&best, again) {
+            (Some((_, _)), Some(again)) => again,
+            (Some((v, _)), None) => *v,
+            (None, _) => f64::INFINITY,
+        };
+        if value < incumbent {
+            best = Some((value, leaf.decisions().words));
+        } else if let (Some(b), Some(again)) = (best.as_mut(), again) {
+            b.0 = again;
+        }
+        outcome
+    };
+    let result = run_random(
+        &root,
+        Harness::new(&mut evaluator, &config(1, script.len())),
+    );
+    let revisions: Vec<Option<Revision>> = result.evaluations.iter().map(|e| e.incumbent).collect();
+    assert_eq!(
+        revisions,
+        [
+            None,
+            Some(Revision {
+                index: 0,
+                value: 6.0
+            }),
+            None,
+            Some(Revision {
+                index: 1,
+                value: 3.0
+            })
+        ]
+    );
+    assert_eq!(result.best_value(), Some(3.0));
+    let summary = commute_runtime::search::journal::summarize(&result.evaluations);
+    assert_eq!(
+        (summary.best_value, summary.best_index),
+        (Some(3.0), Some(1))
+    );
+    let curve: Vec<f64> = summary.best_so_far.iter().map(|p| p.1).collect();
+    assert_eq!(curve, [5.0, 4.0, 4.0, 3.0]);
 }

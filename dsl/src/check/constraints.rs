@@ -6,8 +6,9 @@
 //! [`typing`](super::typing); produces the [`Constraint`]s, [`Trigger`]s and
 //! [`Callback`]s of the space.
 
+use super::context::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
+use super::limits::too_many_conditions;
 use super::typing::Context;
-use super::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
 use crate::ast;
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;
@@ -22,6 +23,9 @@ impl Checker<'_> {
         decl: &ast::ChoiceDecl,
         requires: &ast::Requires,
     ) {
+        // The constraint starts with the value's own `is not` test.
+        self.diagnostics
+            .extend(too_many_conditions(&requires.conditions, 1));
         let scope = self.choice_scope(id);
         let first_quantified = scope.vars.len();
         let mut scope = self.bind_all(&requires.quantifiers, scope);
@@ -58,6 +62,8 @@ impl Checker<'_> {
 
     /// Checks a `require` item and adds it as a constraint.
     pub(super) fn require(&mut self, decl: &ast::RequireDecl) {
+        self.diagnostics
+            .extend(too_many_conditions(&decl.conditions, 0));
         let mut scope = self.bind_all(&decl.quantifiers, Scope::default());
         let Some(literals) = self.conditions(&decl.conditions, &mut scope, Context::Require) else {
             return;

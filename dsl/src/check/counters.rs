@@ -5,8 +5,8 @@
 //! reads itself through other counters. Reads every declared callable;
 //! produces each counter's [`Counter`] and the `counter-cycle` errors.
 
+use super::context::{Checker, Scope};
 use super::typing::{Context, Typed};
-use super::{Checker, Scope};
 use crate::ast::{self, Operand};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;
@@ -17,6 +17,8 @@ impl Checker<'_> {
         let mut scope = self.bind_all(&body.quantifiers, scope);
         let increment = match &body.operand {
             Operand::Int(value, _) => Some(IntTerm::Const(*value)),
+            // The grammar has no product in a counter.
+            Operand::Product(..) => None,
             Operand::Call(call) => match self.counter_operand(id, call, &mut scope) {
                 Some(Typed::Int(term)) => Some(term),
                 Some(other) => {
@@ -51,13 +53,8 @@ impl Checker<'_> {
         let (Some(increment), Some(condition)) = (increment, condition) else {
             return;
         };
-        let op = if body.op == ast::CounterOp::Mul {
-            CounterOp::Mul
-        } else {
-            CounterOp::Sum
-        };
         self.space.choices[id.index()].kind = ChoiceKind::Counter(Counter {
-            op,
+            op: body.op,
             half: body.half,
             vars: scope.vars,
             increment,

@@ -2,12 +2,15 @@
 //!
 //! Owns enum values and aliases (duplicates, too many values, empty enums),
 //! the resolution of value and alias names to a [`ValueSet`], and integer
-//! universes (literal lists or `[int]` properties). Reads the choice headers
-//! from [`resolve`](super::resolve); produces each choice's [`EnumDomain`] or
-//! [`Universe`], and dispatches each enum choice's body to the symmetry and
-//! `requires` checks.
+//! universes (literal lists, with too many values, or `[int]` properties).
+//! Reads the choice headers from [`resolve`](super::resolve); produces each
+//! choice's [`EnumDomain`] or [`Universe`], and dispatches each enum
+//! choice's body to the symmetry and `requires` checks.
 
-use super::{Callable, Checker, Scope, UNRESOLVED};
+use commute_model::limits::MAX_VALUES;
+
+use super::context::{Callable, Checker, Scope, UNRESOLVED};
+use super::limits::too_many_values;
 use crate::ast::{self, Ident};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::ir::*;
@@ -38,23 +41,14 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            if values.len() == ValueSet::CAPACITY {
-                self.error(
-                    Diagnostic::error(
-                        "too-many-values",
-                        format!(
-                            "enum choice `{}` has {} values, at most {} are allowed",
-                            decl.name.name,
-                            body.values.len(),
-                            ValueSet::CAPACITY
-                        ),
-                        value.name.span,
-                        "one value too many",
-                    )
-                    .with_note(
-                        "an enum domain is a 64-bit mask: split the choice into several choices",
-                    ),
-                );
+            // Past the limit, a value has no bit of a `ValueSet`.
+            if values.len() == MAX_VALUES {
+                self.error(too_many_values(
+                    "enum choice",
+                    &decl.name.name,
+                    body.values.len(),
+                    value.name.span,
+                ));
                 break;
             }
             values.push(EnumValue {
@@ -227,6 +221,14 @@ impl Checker<'_> {
                     } else {
                         seen.push((value, span));
                     }
+                }
+                if let Some(&(_, first_past)) = seen.get(MAX_VALUES) {
+                    self.error(too_many_values(
+                        "integer choice",
+                        &decl.name.name,
+                        seen.len(),
+                        first_past,
+                    ));
                 }
                 Universe::List(values.iter().map(|(v, _)| *v).collect())
             }

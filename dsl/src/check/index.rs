@@ -6,7 +6,7 @@
 //! which clauses and counters to revisit when a choice's domain changes.
 //! Reports nothing.
 
-use super::Checker;
+use super::context::Checker;
 use crate::ir::*;
 
 impl Checker<'_> {
@@ -54,10 +54,13 @@ impl Checker<'_> {
 
 /// The choices a literal reads.
 fn literal_choices(literal: &Literal) -> Vec<ChoiceId> {
-    let term = |t: &IntTerm| match t {
-        IntTerm::Choice(inst) => Some(inst.choice),
-        _ => None,
-    };
+    fn term(t: &IntTerm) -> Vec<ChoiceId> {
+        match t {
+            IntTerm::Choice(inst) => vec![inst.choice],
+            IntTerm::Product(factors) => factors.iter().flat_map(term).collect(),
+            IntTerm::Const(_) | IntTerm::Property(_) => Vec::new(),
+        }
+    }
     match literal {
         Literal::Is { instance, .. } => vec![instance.choice],
         Literal::SameValue { lhs, rhs, .. } => vec![lhs.choice, rhs.choice],

@@ -7,8 +7,8 @@
 //! constraints, counter and trigger that maintain the quotient. Reads set
 //! and choice declarations; produces a [`Quotient`] and its generated items.
 
+use super::context::{Callable, Checker, Scope, UNRESOLVED};
 use super::typing::Context;
-use super::{Callable, Checker, Scope, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;
@@ -169,6 +169,7 @@ impl<'a> Checker<'a> {
         vars_xy.push(Variable {
             name: format!("{}_other", vars_x[x.index()].name),
             set: member_set.clone(),
+            span: decl.member.span,
         });
         let origin = self.origin(decl.span);
         let source = ConstraintSource::Quotient(quotient);

@@ -8,7 +8,7 @@
 //! [`Set`], [`Property`] and [`Choice`] headers of the space, the name
 //! tables of the [`Checker`], and the [`Scope`] other passes check bodies in.
 
-use super::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
+use super::context::{plural, was_were, Callable, Checker, Scope, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::ir::*;
@@ -246,6 +246,7 @@ impl<'a> Checker<'a> {
                 set: UNRESOLVED,
                 args: Vec::new(),
             }),
+            span: param.var.span,
         });
         scope.spans.push(param.var.span);
         // A duplicate already has its error; uses resolve to the first one.
@@ -397,18 +398,13 @@ impl<'a> Checker<'a> {
             return;
         }
         let scope = self.bind_all(&decl.params, Scope::default());
-        let ty = match decl.ty {
-            ast::PropertyType::Bool => PropertyType::Bool,
-            ast::PropertyType::Int => PropertyType::Int,
-            ast::PropertyType::IntList => PropertyType::IntList,
-        };
         self.property_param_spans
             .push(decl.params.iter().map(|p| p.span).collect());
         self.space.properties.push(Property {
             name: decl.name.name.clone(),
             doc: decl.doc.clone(),
             params: scope.vars,
-            ty,
+            ty: decl.ty,
             origin: self.origin(decl.span),
         });
     }

@@ -5,7 +5,7 @@
 //! ones, a mapping in which each value has one inverse. Reads the choice's
 //! parameters and [`EnumDomain`]; produces its [`Symmetry`].
 
-use super::{Checker, UNRESOLVED};
+use super::context::{Checker, UNRESOLVED};
 use crate::ast::{self, Ident};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;

@@ -7,7 +7,7 @@
 //! produces [`Literal`]s and typed operands for the passes that hold
 //! conditions (constraints, triggers, counters, quotients).
 
-use super::{Callable, Checker, Scope};
+use super::context::{Callable, Checker, Scope};
 use crate::ast::{self, ConditionKind, LogicOp, Operand};
 use crate::diagnostic::Diagnostic;
 use crate::ir::*;
@@ -201,7 +201,10 @@ impl Checker<'_> {
                 let (lhs_typed, rhs_typed) = (lhs_typed?, rhs_typed?);
                 let op = *op;
                 match (lhs_typed, rhs_typed) {
-                    (Typed::Int(IntTerm::Const(_)), Typed::Int(IntTerm::Const(_))) => {
+                    (Typed::Int(l), Typed::Int(r)) if !is_constant(&l) || !is_constant(&r) => {
+                        Some(Literal::Compare { lhs: l, op, rhs: r })
+                    }
+                    (Typed::Int(_), Typed::Int(_)) => {
                         self.error(Diagnostic::error(
                             "constant-comparison",
                             "this compares two constants",
@@ -210,8 +213,9 @@ impl Checker<'_> {
                         ));
                         None
                     }
-                    (Typed::Int(l), Typed::Int(r)) => Some(Literal::Compare { lhs: l, op, rhs: r }),
-                    (Typed::Enum(l), Typed::Enum(r)) => {
+                    (Typed::Enum(l), Typed::Enum(r))
+                        if !matches!(op, CompareOp::Multiple | CompareOp::NotMultiple) =>
+                    {
                         if l.choice != r.choice {
                             let (ln, rn) = (
                                 self.space.choices[l.choice.index()].name.clone(),
@@ -249,10 +253,12 @@ impl Checker<'_> {
                             let name = match operand {
                                 Operand::Call(call) => format!("`{}`", call.name.name),
                                 Operand::Int(v, _) => format!("`{v}`"),
+                                Operand::Product(..) => "the product".to_string(),
                             };
                             let what = match t {
                                 Typed::Int(IntTerm::Const(_)) => "an integer",
                                 Typed::Int(IntTerm::Property(_)) => "an `int` property",
+                                Typed::Int(IntTerm::Product(_)) => "an integer",
                                 Typed::Int(IntTerm::Choice(inst)) => {
                                     match self.space.choices[inst.choice.index()].kind {
                                         ChoiceKind::Counter(_) => "a counter",
@@ -341,7 +347,41 @@ impl Checker<'_> {
         match operand {
             Operand::Int(value, _) => Some(Typed::Int(IntTerm::Const(*value))),
             Operand::Call(call) => self.typed_operand(call, scope),
+            Operand::Product(factors, span) => {
+                let mut terms = Vec::new();
+                let mut failed = false;
+                for factor in factors {
+                    match self.operand(factor, scope) {
+                        Some(Typed::Int(term)) => terms.push(term),
+                        Some(_) => {
+                            failed = true;
+                            self.error(
+                                Diagnostic::error(
+                                    "compare-type",
+                                    "only integers can be multiplied",
+                                    factor.span(),
+                                    "not an integer",
+                                )
+                                .with_note("factors are integer literals, `int` properties, integer choices and counters")
+                                .with_label(*span, "in this product"),
+                            );
+                        }
+                        None => failed = true,
+                    }
+                }
+                (!failed).then_some(Typed::Int(IntTerm::Product(terms)))
+            }
         }
+    }
+}
+
+/// Whether a term is known without any decision or host: a literal or a
+/// product of literals.
+fn is_constant(term: &IntTerm) -> bool {
+    match term {
+        IntTerm::Const(_) => true,
+        IntTerm::Product(factors) => factors.iter().all(is_constant),
+        IntTerm::Property(_) | IntTerm::Choice(_) => false,
     }
 }
 

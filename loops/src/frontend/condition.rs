@@ -10,8 +10,8 @@
 //! `!a && b`. A test of values is never split: negated or combined, it
 //! stays one C expression, evaluated once per statement instance.
 
+use super::delinearize::RawAccess;
 use super::kernel::{Affine, Variable};
-use super::reader::RawAccess;
 use crate::analysis::inequalities::System;
 
 /// More pieces than this is refused: one statement each would make the
@@ -208,7 +208,7 @@ impl Condition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::LoopId;
+    use crate::frontend::kernel::LoopId;
 
     fn i_minus(c: i64) -> Affine {
         // i - c >= 0

@@ -16,9 +16,20 @@
 //! `A[i][j][k]`.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use super::kernel::{Affine, Variable};
 use crate::analysis::inequalities::System;
+
+/// An access as read, before its subscripts are delinearized (which needs
+/// the statement's domain).
+#[derive(Clone, Debug)]
+pub(crate) struct RawAccess {
+    pub name: String,
+    /// Each subscript and its byte span.
+    pub subscripts: Vec<(Polynomial, Range<usize>)>,
+    pub span: Range<usize>,
+}
 
 /// A product of at most one loop counter and parameters.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -275,7 +286,7 @@ pub(crate) fn delinearize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::LoopId;
+    use crate::frontend::kernel::LoopId;
 
     fn counter(l: usize) -> Polynomial {
         Polynomial::from_affine(&Affine::variable(Variable::Iterator(LoopId(l))))

@@ -5,9 +5,10 @@
 use tree_sitter::Node;
 
 use super::condition::{Condition, ValueTest};
+use super::delinearize::RawAccess;
 use super::delinearize::{Polynomial, ProductError};
 use super::kernel::{Affine, FrontendError, Variable};
-use super::reader::{RawAccess, Reader};
+use super::reader::Reader;
 
 impl Reader<'_> {
     /// An affine expression of the enclosing counters and the parameters

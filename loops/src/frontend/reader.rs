@@ -10,21 +10,11 @@ use tree_sitter::Node;
 
 use super::condition::{Condition, Piece};
 use super::context::{aliasing, pointers, Pointer};
-use super::delinearize::{delinearize, Domain, Polynomial, Refusal};
+use super::delinearize::{delinearize, Domain, RawAccess, Refusal};
 use super::kernel::{
     line_column, Access, Affine, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
     LoopId, RegionKind, Statement, Variable,
 };
-
-/// An access as read, before its subscripts are delinearized (which needs
-/// the statement's domain).
-#[derive(Clone, Debug)]
-pub(crate) struct RawAccess {
-    pub name: String,
-    /// Each subscript and its byte span.
-    pub subscripts: Vec<(Polynomial, Range<usize>)>,
-    pub span: Range<usize>,
-}
 
 /// One assignment of a C statement (a chained assignment gives several).
 struct Assignment {

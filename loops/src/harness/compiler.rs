@@ -121,18 +121,14 @@ impl Compiler {
         matches!(self.family, CompilerFamily::Clang { major } if major >= 20)
     }
 
-    /// The flags the harness always passes before the user's.
-    pub(super) fn builtin_flags(&self) -> Vec<String> {
+    /// The flags the harness always passes before the user's (check
+    /// builds add `-DPOLYBENCH_DUMP_ARRAYS`).
+    pub fn builtin_flags(&self) -> Vec<String> {
         let mut flags = Vec::new();
         if self.supports_loop_directives() {
             flags.push("-fopenmp-version=60".to_string());
         }
-        for flag in [
-            "-fopenmp",
-            "-Werror=unknown-pragmas",
-            "-DPOLYBENCH_TIME",
-            "-DPOLYBENCH_DUMP_ARRAYS",
-        ] {
+        for flag in ["-fopenmp", "-Werror=unknown-pragmas", "-DPOLYBENCH_TIME"] {
             flags.push(flag.to_string());
         }
         flags

@@ -35,10 +35,13 @@ pub struct HarnessConfig {
     pub work_dir: PathBuf,
     /// A compile running longer fails (default 60 s).
     pub compile_timeout: Duration,
-    /// A candidate's run times out after this multiple of the reference's
-    /// wall time (default 10)...
+    /// A candidate's run times out once it is sure to be cut off (see
+    /// [`Harness::run_timeout`](super::Harness::run_timeout)), or without
+    /// a cut-off after this multiple of the wall time of a run of the
+    /// incumbent; never after more than this multiple of the reference's
+    /// (default 3)...
     pub run_timeout_factor: f64,
-    /// ...but never sooner than this (default 5 s).
+    /// ...but never sooner than this (default 0.5 s).
     pub run_timeout_floor: Duration,
     /// The timeout of the reference's first run, whose time is not known
     /// yet (default 300 s).
@@ -51,6 +54,13 @@ pub struct HarnessConfig {
     pub time_pattern: TimePattern,
     /// Relative tolerance when comparing values (default 1e-6).
     pub tolerance: f64,
+    /// A candidate whose check run takes more than this multiple of the
+    /// incumbent's time (and 10 ms more) is not timed further (default 2;
+    /// `None`: every candidate is timed in full).
+    pub cutoff: Option<f64>,
+    /// Compiles at a time when several sources are built together
+    /// (default: the available parallelism).
+    pub jobs: usize,
 }
 
 impl HarnessConfig {
@@ -62,13 +72,15 @@ impl HarnessConfig {
             include_dirs: Vec::new(),
             work_dir,
             compile_timeout: Duration::from_secs(60),
-            run_timeout_factor: 10.0,
-            run_timeout_floor: Duration::from_secs(5),
+            run_timeout_factor: 3.0,
+            run_timeout_floor: Duration::from_millis(500),
             reference_timeout: Duration::from_secs(300),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             runs: 5,
             time_pattern: TimePattern::LastFloatLine,
             tolerance: 1e-6,
+            cutoff: Some(2.0),
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
         }
     }
 }

@@ -1,28 +1,56 @@
-//! The harness itself: the reference program built and run once, then
-//! each candidate built in its own directory, warmed up, checked against
-//! the reference's output and timed; results cached by hash.
+//! The harness itself: the reference program built and run, then each
+//! candidate built twice (a check build with the array dump and a timing
+//! build without it, in parallel with other candidates' builds when they
+//! are prepared together), its check build run once and compared with the
+//! reference, then cut off or timed; results cached by hash.
 
-use std::collections::HashMap;
-use std::fs::{self, File};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use commute_runtime::search::Phases;
+
+use super::build::{Build, CompileResult, Toolchain};
 use super::config::{HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::measurement::Measurement;
 use super::output::{
-    compare_outputs, dump_section, last_message_line, parse_time, prepare_source, strip_time_line,
-    truncate,
+    compare_outputs, dump_section, last_message_line, parse_time, strip_time_line, truncate,
 };
-use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
+use super::process::{
+    describe_status, read_lossy, spawn, wait_watching, wait_with_deadline, Watched,
+};
 use crate::fnv::Fnv;
 
-/// Lines of the compiler's standard error kept in [`Measurement::CompileFailed`].
-pub const COMPILE_LOG_LINES: usize = 40;
-
-/// Kernels whose warm-up run takes less than this get twice the runs.
+/// Kernels whose check run takes less than this get twice the runs.
 const SHORT_KERNEL_SECONDS: f64 = 0.05;
+
+/// The reference's own timed runs time out after this multiple of its
+/// first run's wall time (there is no best yet).
+const REFERENCE_TIMEOUT_FACTOR: f64 = 10.0;
+
+/// A timing build whose every run takes less than this share of the
+/// check run's time has lost its kernel: a compiler may drop a
+/// computation whose results nothing prints (without the dump, nothing
+/// does in a program without a guard such as PolyBench's
+/// `polybench_prevent_dce`). The check build is timed instead. The runs
+/// must also be `EMPTY_KERNEL_SECONDS` shorter: the single check run of a
+/// kernel of a few milliseconds varies more than that share.
+const EMPTY_KERNEL_SHARE: f64 = 0.5;
+const EMPTY_KERNEL_SECONDS: f64 = 0.005;
+
+/// A check run is cut off only when it is this many seconds above the
+/// cut-off limit too: the single run of a kernel of a few milliseconds is
+/// mostly noise, and timing such a candidate in full costs little.
+const CUTOFF_SLACK_SECONDS: f64 = 0.01;
+
+/// A run cut off while it runs (see [`Harness::run_timeout`]) may spend
+/// this much more than the reference outside its kernel, and
+/// `TIMEOUT_SLACK_SECONDS` more.
+const OUTSIDE_KERNEL_MARGIN: f64 = 1.25;
+const TIMEOUT_SLACK_SECONDS: f64 = 0.1;
 
 /// Rounds of [`Harness::remeasure`] for programs that take `seconds`:
 /// about half a second of each, between 3 and 10 rounds. Short kernels
@@ -35,9 +63,6 @@ pub fn remeasure_rounds(seconds: f64) -> usize {
     }
 }
 
-const SOURCE_FILE: &str = "kernel.c";
-const BINARY_FILE: &str = "kernel";
-const COMPILE_LOG_FILE: &str = "compile.log";
 const STDOUT_FILE: &str = "run.stdout";
 const STDERR_FILE: &str = "run.stderr";
 
@@ -50,21 +75,43 @@ enum Expected {
     Stdout(String),
 }
 
+/// A source built (or refused) by [`Harness::prepare`], not run yet.
+#[derive(Debug)]
+struct Prepared {
+    /// The compiler's refusal, if it refused either build.
+    failure: Option<Measurement>,
+    /// This source's share of the wall time its batch took to build.
+    compile_seconds: f64,
+}
+
 /// Builds, runs and checks candidates against the reference program.
 #[derive(Debug)]
 pub struct Harness {
     config: HarnessConfig,
-    /// Every argument but the source, the output and `-lm`.
+    /// Every argument but the dump flag, the source, the output and `-lm`.
     flags: Vec<String>,
     reference_seconds: f64,
-    /// The reference's wall time, from which run timeouts follow.
+    /// The wall time of the reference's check run (start-up,
+    /// initialization, kernel and dump), from which run timeouts follow.
     reference_wall: f64,
     /// Whether the reference prints its time (else wall time is used).
     reported_time: bool,
     expected: Expected,
-    reference_hash: String,
     cache: HashMap<String, Measurement>,
+    prepared: HashMap<String, Prepared>,
+    /// Sources timed with their check build (see `EMPTY_KERNEL_SHARE`).
+    timed_as_checked: HashSet<String>,
+    /// Time every candidate's check build: the reference's timing build
+    /// lost its kernel, or the reference has no dump to leave out.
+    time_check_builds: bool,
+    /// The best time so far, which cut-offs and run timeouts follow.
+    incumbent: Option<f64>,
+    /// Seconds a check run of the reference took before its kernel
+    /// (start-up, initialization), when its dump on stderr shows where the
+    /// kernel ended.
+    before_kernel: Option<f64>,
     compiles: usize,
+    last_phases: Phases,
 }
 
 /// How one run of a program ended.
@@ -73,15 +120,10 @@ enum RunResult {
         wall: f64,
         stdout: String,
         stderr: Option<String>,
+        /// When standard error first held something (watched runs).
+        first_stderr: Option<f64>,
     },
     Crashed(String),
-    TimedOut(f64),
-}
-
-/// How one compile ended.
-enum CompileResult {
-    Built,
-    Failed(String),
     TimedOut(f64),
 }
 
@@ -102,6 +144,7 @@ impl Harness {
         }
         config.runs = config.runs.max(1);
         config.threads = config.threads.max(1);
+        config.jobs = config.jobs.max(1);
         let mut flags = config.compiler.builtin_flags();
         flags.extend(config.cflags.iter().cloned());
         for dir in &config.include_dirs {
@@ -115,11 +158,16 @@ impl Harness {
             reference_wall: 0.0,
             reported_time: false,
             expected: Expected::Stdout(String::new()),
-            reference_hash: String::new(),
             cache: HashMap::new(),
+            prepared: HashMap::new(),
+            timed_as_checked: HashSet::new(),
+            time_check_builds: false,
+            incumbent: None,
+            before_kernel: None,
             compiles: 0,
+            last_phases: Phases::default(),
         };
-        harness.reference_hash = harness.hash(reference_source);
+        let hash = harness.hash(reference_source);
         let dir = harness.build_dir(reference_source);
         let failed = |what: String| {
             HarnessError::new(
@@ -130,44 +178,66 @@ impl Harness {
                 ),
             )
         };
-        match harness.compile(&dir, reference_source)? {
-            CompileResult::Built => {}
-            CompileResult::Failed(log) => {
-                return Err(failed(format!("does not compile:\n{log}")));
-            }
-            CompileResult::TimedOut(seconds) => {
-                return Err(failed(format!("does not compile within {seconds:.1} s")));
-            }
+        harness.prepare(&[reference_source]);
+        if let Some(Prepared {
+            failure: Some(failure),
+            ..
+        }) = harness.prepared.remove(&hash)
+        {
+            return Err(failed(match failure {
+                Measurement::CompileTimedOut { seconds } => {
+                    format!("does not compile within {seconds:.1} s")
+                }
+                Measurement::CompileFailed { log } => format!("does not compile:\n{log}"),
+                other => other.summary(),
+            }));
         }
-        let binary = dir.join(BINARY_FILE);
-        let warm_timeout = harness.config.reference_timeout;
-        let (warm_wall, stdout, stderr) = match harness.run(&dir, &binary, warm_timeout, true)? {
-            RunResult::Finished {
-                wall,
-                stdout,
-                stderr,
-            } => (wall, stdout, stderr.unwrap_or_default()),
-            RunResult::Crashed(detail) => return Err(failed(format!("crashed: {detail}"))),
-            RunResult::TimedOut(seconds) => {
-                return Err(failed(format!("ran longer than {seconds:.1} s")))
-            }
-        };
+        let check = Build::Check.binary(&dir);
+        let (check_wall, stdout, stderr, first_stderr) =
+            match harness.run(&dir, &check, harness.config.reference_timeout, true, None)? {
+                RunResult::Finished {
+                    wall,
+                    stdout,
+                    stderr,
+                    first_stderr,
+                } => (wall, stdout, stderr.unwrap_or_default(), first_stderr),
+                RunResult::Crashed(detail) => return Err(failed(format!("crashed: {detail}"))),
+                RunResult::TimedOut(seconds) => {
+                    return Err(failed(format!("ran longer than {seconds:.1} s")))
+                }
+            };
         harness.reported_time = harness.config.time_pattern != TimePattern::WallTime
             && parse_time(&stdout, &harness.config.time_pattern).is_some();
         harness.expected = match dump_section(&stderr) {
             Some(dump) => Expected::Dump(dump),
-            None => Expected::Stdout(strip_time_line(&stdout, &harness.config.time_pattern)),
+            None => {
+                // Nothing to leave out of a timing build.
+                harness.time_check_builds = true;
+                Expected::Stdout(strip_time_line(&stdout, &harness.config.time_pattern))
+            }
         };
-        harness.reference_wall = warm_wall;
-        let warm_value = harness.time_of(warm_wall, &stdout).unwrap_or(warm_wall);
-        let timeout = harness.run_timeout();
-        let runs = match harness.timed_runs(&dir, &binary, warm_value, timeout)? {
+        harness.reference_wall = check_wall;
+        let first = harness.time_of(check_wall, &stdout).unwrap_or(check_wall);
+        // The dump starts on stderr as the kernel ends: what came before
+        // the kernel is the rest.
+        if matches!(harness.expected, Expected::Dump(_)) && harness.reported_time {
+            harness.before_kernel = first_stderr
+                .map(|at| at - first)
+                .filter(|s| s.is_finite() && *s >= 0.0);
+        }
+        let timeout = scaled_timeout(
+            check_wall * REFERENCE_TIMEOUT_FACTOR,
+            harness.config.run_timeout_floor,
+        );
+        let runs = match harness.time(&hash, &dir, first, timeout)? {
             Ok(runs) => runs,
             Err(measurement) => return Err(failed(measurement.summary())),
         };
+        if harness.timed_as_checked.contains(&hash) {
+            harness.time_check_builds = true;
+        }
         let seconds = runs.iter().copied().fold(f64::INFINITY, f64::min);
         harness.reference_seconds = seconds;
-        let hash = harness.reference_hash.clone();
         harness
             .cache
             .insert(hash, Measurement::Timed { seconds, runs });
@@ -185,66 +255,214 @@ impl Harness {
         &self.config
     }
 
-    /// How many times the compiler was run (the reference included):
+    /// How many sources were built (the reference included), each as a
+    /// check build and, unless check builds are timed, a timing build:
     /// cached sources are not rebuilt.
     pub fn compiles(&self) -> usize {
         self.compiles
     }
 
-    /// The run timeout of candidates: the reference's wall time times the
-    /// factor, at least the floor.
+    /// Sets the best time so far: candidates whose check run is more than
+    /// [`HarnessConfig::cutoff`] times slower are cut off, and run
+    /// timeouts follow it.
+    pub fn set_incumbent(&mut self, seconds: Option<f64>) {
+        self.incumbent = seconds.filter(|s| s.is_finite() && *s > 0.0);
+    }
+
+    /// The best time so far, as last set.
+    pub fn incumbent(&self) -> Option<f64> {
+        self.incumbent
+    }
+
+    /// How many sources were timed with their check build because their
+    /// timing build's runs were far shorter than the check run (a
+    /// compiler dropped the kernel: see the module documentation), the
+    /// reference included.
+    pub fn check_build_timings(&self) -> usize {
+        self.timed_as_checked.len()
+    }
+
+    /// Where the last [`evaluate`](Harness::evaluate) spent its time
+    /// (zero for a cached source).
+    pub fn last_phases(&self) -> Phases {
+        self.last_phases
+    }
+
+    /// The run timeout of candidates. With a cut-off and an incumbent, the
+    /// cut-off applied while the program runs: the wall time a run whose
+    /// kernel takes the cut-off factor times the incumbent's time would
+    /// take (what the reference spends outside its kernel, start-up,
+    /// initialization and dump, with a quarter more, and 0.1 s), since a
+    /// longer run is cut off anyway. Without a cut-off, the factor times
+    /// the wall time of a run of the incumbent. Never longer than the
+    /// factor times the reference's wall time (the rule before there is an
+    /// incumbent), never shorter than the floor.
     pub fn run_timeout(&self) -> Duration {
-        let scaled = self.reference_wall * self.config.run_timeout_factor;
-        let scaled = if scaled.is_finite() && scaled > 0.0 {
-            Duration::from_secs_f64(scaled.min(1e9))
-        } else {
-            Duration::ZERO
+        let outside_kernel = (self.reference_wall - self.reference_seconds).max(0.0);
+        let reference_rule = self.reference_wall * self.config.run_timeout_factor;
+        let rule = match (self.incumbent, self.config.cutoff) {
+            (Some(best), Some(factor)) => {
+                factor * best + OUTSIDE_KERNEL_MARGIN * outside_kernel + TIMEOUT_SLACK_SECONDS
+            }
+            (Some(best), None) => (best + outside_kernel) * self.config.run_timeout_factor,
+            (None, _) => reference_rule,
         };
-        scaled.max(self.config.run_timeout_floor)
+        scaled_timeout(rule.min(reference_rule), self.config.run_timeout_floor)
+    }
+
+    /// How long a check run's kernel may run before the run is stopped:
+    /// a run whose dump has not started on standard error by the cut-off
+    /// factor times the incumbent's time, plus what the reference spends
+    /// before its kernel with a quarter more and 0.1 s, is cut off anyway.
+    /// It spares the wait for the dump of a hopeless candidate. `None`
+    /// without a cut-off, an incumbent, or a reference whose dump shows
+    /// where its kernel ends.
+    pub fn kernel_limit(&self) -> Option<Duration> {
+        let (best, factor, before) = (self.incumbent?, self.config.cutoff?, self.before_kernel?);
+        let limit = factor * best + OUTSIDE_KERNEL_MARGIN * before + TIMEOUT_SLACK_SECONDS;
+        Some(scaled_timeout(limit, self.config.run_timeout_floor).min(self.run_timeout()))
     }
 
     /// The directory where `source` is (or would be) built:
-    /// `work_dir/<hash of source and flags>/`, holding `kernel.c`,
-    /// `compile.log`, the binary `kernel`, and the first run's
-    /// `run.stdout` and `run.stderr`.
+    /// `work_dir/<hash of source and flags>/`, holding the check build
+    /// (`kernel.c`, `compile.log`, the binary `kernel`, and its run's
+    /// `run.stdout` and `run.stderr`) and, in `timed/`, the timing build.
     pub fn build_dir(&self, source: &str) -> PathBuf {
         self.config.work_dir.join(self.hash(source))
     }
 
-    /// Builds, runs and checks a candidate (a whole C source), or returns
-    /// the cached result of an identical source. A failure of the harness
-    /// itself (an unwritable work directory, say) is a
-    /// [`Measurement::CompileFailed`] whose log starts with `harness:`.
+    /// Builds the sources that are neither evaluated nor built yet, with
+    /// [`HarnessConfig::jobs`] compiles at a time; a later
+    /// [`evaluate`](Harness::evaluate) of one of them only runs it. Call
+    /// it while nothing is being timed.
+    pub fn prepare(&mut self, sources: &[&str]) {
+        let mut todo: Vec<(String, PathBuf, &str)> = Vec::new();
+        for source in sources {
+            let hash = self.hash(source);
+            if self.cache.contains_key(&hash)
+                || self.prepared.contains_key(&hash)
+                || todo.iter().any(|(h, _, _)| *h == hash)
+            {
+                continue;
+            }
+            let dir = self.config.work_dir.join(&hash);
+            todo.push((hash, dir, source));
+        }
+        if todo.is_empty() {
+            return;
+        }
+        let builds: &[Build] = if self.time_check_builds {
+            &[Build::Check]
+        } else {
+            &[Build::Check, Build::Timed]
+        };
+        let tasks: Vec<(PathBuf, Build, &str)> = todo
+            .iter()
+            .flat_map(|(_, dir, source)| builds.iter().map(|b| (dir.clone(), *b, *source)))
+            .collect();
+        let toolchain = Toolchain {
+            compiler: &self.config.compiler.path,
+            flags: &self.flags,
+            timeout: self.config.compile_timeout,
+        };
+        let start = Instant::now();
+        let results = toolchain.compile_all(&tasks, self.config.jobs);
+        let wall = start.elapsed().as_secs_f64();
+        let busy: f64 = results
+            .iter()
+            .map(|r| r.as_ref().map_or(0.0, |r| r.1))
+            .sum();
+        for (k, (hash, _, _)) in todo.into_iter().enumerate() {
+            let mut failure = None;
+            let mut seconds = 0.0;
+            for result in &results[k * builds.len()..(k + 1) * builds.len()] {
+                let refusal = match result {
+                    Ok((CompileResult::Built, s)) => {
+                        seconds += s;
+                        None
+                    }
+                    Ok((CompileResult::Failed(log), s)) => {
+                        seconds += s;
+                        Some(Measurement::CompileFailed { log: log.clone() })
+                    }
+                    Ok((CompileResult::TimedOut(waited), s)) => {
+                        seconds += s;
+                        Some(Measurement::CompileTimedOut { seconds: *waited })
+                    }
+                    Err(e) => Some(Measurement::CompileFailed {
+                        log: format!("harness: {e}"),
+                    }),
+                };
+                failure = failure.or(refusal);
+            }
+            let compile_seconds = if busy > 0.0 {
+                wall * seconds / busy
+            } else {
+                0.0
+            };
+            self.compiles += 1;
+            self.prepared.insert(
+                hash,
+                Prepared {
+                    failure,
+                    compile_seconds,
+                },
+            );
+        }
+    }
+
+    /// Builds (unless [`prepare`](Harness::prepare)d), checks and times a
+    /// candidate (a whole C source), or returns the cached result of an
+    /// identical source. The check build runs once: a crash, a run past
+    /// the timeout or an output other than the reference's ends there, and
+    /// so does a time more than the cut-off factor above the incumbent.
+    /// Otherwise the timing build runs [`HarnessConfig::runs`] times (twice
+    /// as many below 50 ms). A failure of the harness itself (an
+    /// unwritable work directory, say) is a [`Measurement::CompileFailed`]
+    /// whose log starts with `harness:`.
     pub fn evaluate(&mut self, source: &str) -> Measurement {
+        self.last_phases = Phases::default();
         let hash = self.hash(source);
         if let Some(cached) = self.cache.get(&hash) {
             return cached.clone();
         }
-        let measurement =
-            self.evaluate_uncached(source)
-                .unwrap_or_else(|e| Measurement::CompileFailed {
-                    log: format!("harness: {e}"),
-                });
+        if !self.prepared.contains_key(&hash) {
+            self.prepare(&[source]);
+        }
+        let prepared = self.prepared.remove(&hash);
+        self.last_phases.compile = prepared.as_ref().map_or(0.0, |p| p.compile_seconds);
+        let measurement = match prepared.and_then(|p| p.failure) {
+            Some(failure) => failure,
+            None => {
+                let dir = self.config.work_dir.join(&hash);
+                self.check_and_time(&hash, &dir)
+                    .unwrap_or_else(|e| Measurement::CompileFailed {
+                        log: format!("harness: {e}"),
+                    })
+            }
+        };
         self.cache.insert(hash, measurement.clone());
         measurement
     }
 
-    fn evaluate_uncached(&mut self, source: &str) -> Result<Measurement, HarnessError> {
-        let dir = self.build_dir(source);
-        match self.compile(&dir, source)? {
-            CompileResult::Built => {}
-            CompileResult::Failed(log) => return Ok(Measurement::CompileFailed { log }),
-            CompileResult::TimedOut(seconds) => {
-                return Ok(Measurement::CompileTimedOut { seconds })
-            }
-        }
-        let binary = dir.join(BINARY_FILE);
+    /// The check run, then the cut-off or the timed runs.
+    fn check_and_time(&mut self, hash: &str, dir: &Path) -> Result<Measurement, HarnessError> {
         let timeout = self.run_timeout();
-        let (wall, stdout, stderr) = match self.run(&dir, &binary, timeout, true)? {
+        let start = Instant::now();
+        let checked = self.run(
+            dir,
+            &Build::Check.binary(dir),
+            timeout,
+            true,
+            self.kernel_limit(),
+        )?;
+        self.last_phases.check = start.elapsed().as_secs_f64();
+        let (wall, stdout, stderr) = match checked {
             RunResult::Finished {
                 wall,
                 stdout,
                 stderr,
+                ..
             } => (wall, stdout, stderr.unwrap_or_default()),
             RunResult::Crashed(detail) => return Ok(Measurement::Crashed { detail }),
             RunResult::TimedOut(seconds) => return Ok(Measurement::RunTimedOut { seconds }),
@@ -252,18 +470,61 @@ impl Harness {
         if let Some(detail) = self.check_output(&stdout, &stderr) {
             return Ok(Measurement::WrongOutput { detail });
         }
-        let Some(warm_value) = self.time_of(wall, &stdout) else {
+        let Some(first) = self.time_of(wall, &stdout) else {
             return Ok(Measurement::WrongOutput {
                 detail: self.missing_time(),
             });
         };
-        Ok(match self.timed_runs(&dir, &binary, warm_value, timeout)? {
+        self.last_phases.check = start.elapsed().as_secs_f64();
+        if let (Some(best), Some(factor)) = (self.incumbent, self.config.cutoff) {
+            if first > factor * best + CUTOFF_SLACK_SECONDS {
+                return Ok(Measurement::CutOff {
+                    seconds: first,
+                    limit: factor * best,
+                });
+            }
+        }
+        let start = Instant::now();
+        let timed = self.time(hash, dir, first, timeout);
+        self.last_phases.timing = start.elapsed().as_secs_f64();
+        Ok(match timed? {
             Ok(runs) => Measurement::Timed {
                 seconds: runs.iter().copied().fold(f64::INFINITY, f64::min),
                 runs,
             },
             Err(measurement) => measurement,
         })
+    }
+
+    /// The timed runs of the source built in `dir`, whose check run took
+    /// `first`: its timing build's, unless that lost its kernel (then its
+    /// check build's, with the dump discarded).
+    fn time(
+        &mut self,
+        hash: &str,
+        dir: &Path,
+        first: f64,
+        timeout: Duration,
+    ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
+        let count = if first < SHORT_KERNEL_SECONDS {
+            self.config.runs * 2
+        } else {
+            self.config.runs
+        };
+        if self.time_check_builds {
+            self.timed_as_checked.insert(hash.to_string());
+            return self.timed_runs(dir, Build::Check, count, timeout);
+        }
+        let runs = match self.timed_runs(dir, Build::Timed, count, timeout)? {
+            Ok(runs) => runs,
+            failure => return Ok(failure),
+        };
+        let slowest = runs.iter().copied().fold(0.0, f64::max);
+        if slowest >= EMPTY_KERNEL_SHARE * first || first - slowest < EMPTY_KERNEL_SECONDS {
+            return Ok(Ok(runs));
+        }
+        self.timed_as_checked.insert(hash.to_string());
+        self.timed_runs(dir, Build::Check, count, timeout)
     }
 
     /// Runs two already evaluated (and correct) programs interleaved,
@@ -285,14 +546,19 @@ impl Harness {
                     format!("the {name} was not evaluated successfully (hash {hash})"),
                 ));
             }
-            let dir = self.build_dir(source);
-            binaries.push((name, dir.join(BINARY_FILE), dir));
+            let dir = self.config.work_dir.join(&hash);
+            let build = if self.timed_as_checked.contains(&hash) {
+                Build::Check
+            } else {
+                Build::Timed
+            };
+            binaries.push((name, build.binary(&dir), build.dir(&dir)));
         }
         let timeout = self.run_timeout();
         let mut best = [f64::INFINITY; 2];
         for _ in 0..rounds.max(1) {
             for (slot, (name, binary, dir)) in binaries.iter().enumerate() {
-                let value = match self.run(dir, binary, timeout, false)? {
+                let value = match self.run(dir, binary, timeout, false, None)? {
                     RunResult::Finished { wall, stdout, .. } => self.time_of(wall, &stdout),
                     RunResult::Crashed(detail) => {
                         return Err(HarnessError::new(
@@ -335,70 +601,18 @@ impl Harness {
         hash.hex()
     }
 
-    /// Writes `kernel.c` in `dir` and compiles it to `kernel`.
-    fn compile(&mut self, dir: &Path, source: &str) -> Result<CompileResult, HarnessError> {
-        fs::create_dir_all(dir).map_err(|e| HarnessError::io("create", dir, &e))?;
-        let source_path = dir.join(SOURCE_FILE);
-        fs::write(&source_path, prepare_source(source))
-            .map_err(|e| HarnessError::io("write", &source_path, &e))?;
-        let binary = dir.join(BINARY_FILE);
-        if binary.exists() {
-            fs::remove_file(&binary).map_err(|e| HarnessError::io("remove", &binary, &e))?;
-        }
-        let log_path = dir.join(COMPILE_LOG_FILE);
-        let log = File::create(&log_path).map_err(|e| HarnessError::io("create", &log_path, &e))?;
-        let mut command = Command::new(&self.config.compiler.path);
-        command
-            .args(&self.flags)
-            .arg(SOURCE_FILE)
-            .arg("-o")
-            .arg(BINARY_FILE)
-            .arg("-lm")
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(log));
-        new_process_group(&mut command);
-        self.compiles += 1;
-        let start = Instant::now();
-        let mut child = spawn(&mut command).map_err(|e| {
-            HarnessError::new(
-                HarnessErrorKind::Compiler,
-                format!(
-                    "cannot run the compiler {}: {e}",
-                    self.config.compiler.path.display()
-                ),
-            )
-        })?;
-        let status = wait_with_deadline(&mut child, start, self.config.compile_timeout, true)
-            .map_err(|e| HarnessError::io("wait for the compiler in", dir, &e))?;
-        let Some(status) = status else {
-            return Ok(CompileResult::TimedOut(start.elapsed().as_secs_f64()));
-        };
-        let text = read_lossy(&log_path).unwrap_or_default();
-        if status.success() && binary.is_file() {
-            return Ok(CompileResult::Built);
-        }
-        let mut log: Vec<&str> = text.lines().take(COMPILE_LOG_LINES).collect();
-        if log.is_empty() {
-            log.push("(no message)");
-        }
-        let mut log = log.join("\n");
-        if !status.success() {
-            log.push_str(&format!("\ncompiler {}", describe_status(status)));
-        }
-        Ok(CompileResult::Failed(log))
-    }
-
     /// Runs `binary` once in `dir`: standard output to `run.stdout`,
     /// standard error to `run.stderr` when `capture_stderr` (else
-    /// discarded).
+    /// discarded). With `silent_limit`, a run that has written nothing on
+    /// standard error by then (its kernel still running, before the dump)
+    /// is stopped as if it had timed out.
     fn run(
         &self,
         dir: &Path,
         binary: &Path,
         timeout: Duration,
         capture_stderr: bool,
+        silent_limit: Option<Duration>,
     ) -> Result<RunResult, HarnessError> {
         let stdout_path = dir.join(STDOUT_FILE);
         let stdout =
@@ -429,12 +643,25 @@ impl Harness {
                 )))
             }
         };
-        let status = wait_with_deadline(&mut child, start, timeout, false)
-            .map_err(|e| HarnessError::io("wait for", binary, &e))?;
-        let wall = start.elapsed().as_secs_f64();
-        let Some(status) = status else {
-            return Ok(RunResult::TimedOut(timeout.as_secs_f64()));
+        let (status, first_stderr) = if capture_stderr {
+            match wait_watching(&mut child, start, timeout, &stderr_path, silent_limit)
+                .map_err(|e| HarnessError::io("wait for", binary, &e))?
+            {
+                Watched::Exited(status, first) => (status, first),
+                Watched::TimedOut => return Ok(RunResult::TimedOut(timeout.as_secs_f64())),
+                Watched::Silent => {
+                    return Ok(RunResult::TimedOut(start.elapsed().as_secs_f64()));
+                }
+            }
+        } else {
+            let status = wait_with_deadline(&mut child, start, timeout, false)
+                .map_err(|e| HarnessError::io("wait for", binary, &e))?;
+            let Some(status) = status else {
+                return Ok(RunResult::TimedOut(timeout.as_secs_f64()));
+            };
+            (status, None)
         };
+        let wall = start.elapsed().as_secs_f64();
         let stderr = if capture_stderr {
             Some(read_lossy(&stderr_path).map_err(|e| HarnessError::io("read", &stderr_path, &e))?)
         } else {
@@ -453,26 +680,24 @@ impl Harness {
             wall,
             stdout,
             stderr,
+            first_stderr,
         })
     }
 
-    /// The timed runs after the warm-up (whose value was `warm_value`),
-    /// or the failure of one of them.
+    /// `count` runs of one build of the source built in `dir`, standard
+    /// error discarded, or the failure of one of them.
     fn timed_runs(
         &self,
         dir: &Path,
-        binary: &Path,
-        warm_value: f64,
+        build: Build,
+        count: usize,
         timeout: Duration,
     ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
-        let count = if warm_value < SHORT_KERNEL_SECONDS {
-            self.config.runs * 2
-        } else {
-            self.config.runs
-        };
+        let binary = build.binary(dir);
+        let run_dir = build.dir(dir);
         let mut runs = Vec::with_capacity(count);
         for _ in 0..count {
-            match self.run(dir, binary, timeout, false)? {
+            match self.run(&run_dir, &binary, timeout, false, None)? {
                 RunResult::Finished { wall, stdout, .. } => match self.time_of(wall, &stdout) {
                     Some(value) => runs.push(value),
                     None => {
@@ -524,6 +749,16 @@ impl Harness {
             }
         }
     }
+}
+
+/// `seconds` as a timeout, at least `floor`.
+fn scaled_timeout(seconds: f64, floor: Duration) -> Duration {
+    let scaled = if seconds.is_finite() && seconds > 0.0 {
+        Duration::from_secs_f64(seconds.min(1e9))
+    } else {
+        Duration::ZERO
+    };
+    scaled.max(floor)
 }
 
 #[cfg(test)]

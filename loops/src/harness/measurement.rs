@@ -26,6 +26,14 @@ pub enum Measurement {
         /// The exit status or signal, and the last line of standard error.
         detail: String,
     },
+    /// Its check run took more than the cut-off factor times the best
+    /// time so far: it was not run again.
+    CutOff {
+        /// The check run's time.
+        seconds: f64,
+        /// The time it had to beat (the factor times the best).
+        limit: f64,
+    },
     /// Ran longer than the run timeout (seconds waited).
     RunTimedOut {
         /// Seconds waited.
@@ -73,6 +81,11 @@ impl Measurement {
                 format!("compile timed out after {seconds:.1} s")
             }
             Measurement::Crashed { detail } => format!("crashed: {}", first_line(detail)),
+            Measurement::CutOff { seconds, limit } => format!(
+                "cut off after one run: {} (more than {})",
+                format_seconds(*seconds),
+                format_seconds(*limit)
+            ),
             Measurement::RunTimedOut { seconds } => format!("run timed out after {seconds:.1} s"),
             Measurement::WrongOutput { detail } => {
                 format!("wrong output: {}", first_line(detail))

@@ -4,14 +4,27 @@
 //! [`Harness::new`] compiles and runs the unmodified (reference) program;
 //! if that fails, tuning cannot proceed and it returns an error. Each
 //! candidate ([`Harness::evaluate`], a whole C source text) is then built
-//! with the same compiler and flags in its own directory,
-//! `work_dir/<16-hex hash of source and flags>/`, run once to warm up and
-//! check its output against the reference's (the `DUMP_ARRAYS` section of
-//! standard error, else standard output without its time line), then run
-//! [`HarnessConfig::runs`] times (twice as many below 50 ms). Its value is
-//! the minimum of those runs: the time the program prints
-//! ([`TimePattern`]) or else the process's wall time. Results are cached
-//! by hash, so an identical source is neither rebuilt nor re-run.
+//! twice with the same compiler and flags, in its own directory
+//! `work_dir/<16-hex hash of source and flags>/`: a check build with
+//! `-DPOLYBENCH_DUMP_ARRAYS` and, in `timed/`, a timing build without it.
+//! [`Harness::prepare`] builds several candidates at once,
+//! [`HarnessConfig::jobs`] compiles at a time, while nothing is timed.
+//!
+//! The check build runs once: its output is compared with the
+//! reference's (the `DUMP_ARRAYS` section of standard error, else
+//! standard output without its time line), and its time is read. A
+//! candidate that crashes, runs past the run timeout or prints other
+//! values ends there; so does one whose time is more than
+//! [`HarnessConfig::cutoff`] times the incumbent's (the best so far, see
+//! [`Harness::set_incumbent`]): it is cut off. The others' timing build
+//! runs [`HarnessConfig::runs`] times (twice as many below 50 ms), standard
+//! error discarded; the value is the minimum of those runs: the time the
+//! program prints ([`TimePattern`]) or else the process's wall time. A
+//! timing build whose runs are all far shorter than the check run has
+//! lost its kernel (nothing prints its results without the dump), and
+//! the check build is timed instead. Run timeouts follow the incumbent.
+//! Results are cached by hash, so an identical source is neither rebuilt
+//! nor re-run.
 //!
 //! Every compile and run has a timeout (compilers can hang), and every
 //! failure of a candidate (compile error or timeout, crash, run timeout,
@@ -19,28 +32,35 @@
 //!
 //! Flags always passed: `-fopenmp`, `-Werror=unknown-pragmas` (a directive
 //! the compiler would ignore is an error), `-DPOLYBENCH_TIME`,
-//! `-DPOLYBENCH_DUMP_ARRAYS`, `-fopenmp-version=60` for clang 20 or newer
-//! (loop directives), the user's flags, `-I` for each include directory,
-//! and `-lm` last. Since `#pragma scop` and `#pragma endscop` are markers
-//! for commute, not directives, their lines are replaced by a comment in
-//! the file compiled (`kernel.c` in the build directory; line numbers are
-//! kept).
+//! `-fopenmp-version=60` for clang 20 or newer (loop directives), the
+//! user's flags, `-I` for each include directory, `-DPOLYBENCH_DUMP_ARRAYS`
+//! for check builds, and `-lm` last. Since `#pragma scop` and `#pragma
+//! endscop` are markers for commute, not directives, their lines are
+//! replaced by a comment in the file compiled (`kernel.c` in the build
+//! directory; line numbers are kept).
 //!
-//! One file per concept: `measure.rs` (the [`Harness`]), `compiler.rs`,
+//! One file per concept: `measure.rs` (the [`Harness`]), `build.rs`
+//! (check and timing builds, compiled in parallel), `compiler.rs`,
 //! `config.rs`, `measurement.rs`, `error.rs`, `process.rs` (spawning,
-//! timeouts) and `output.rs` (times, dumps, comparison).
+//! timeouts), `output.rs` (times, dumps, comparison) and `probe.rs`
+//! (small programs built and run as candidates are, to measure the
+//! machine).
 
+mod build;
 mod compiler;
 mod config;
 mod error;
 mod measure;
 mod measurement;
 mod output;
+mod probe;
 mod process;
 
+pub use build::COMPILE_LOG_LINES;
 pub use compiler::{Compiler, CompilerFamily};
 pub use config::{HarnessConfig, TimePattern};
 pub use error::{HarnessError, HarnessErrorKind};
-pub use measure::{remeasure_rounds, Harness, COMPILE_LOG_LINES};
+pub use measure::{remeasure_rounds, Harness};
 pub use measurement::Measurement;
 pub use output::{floats_equal, ABSOLUTE_TOLERANCE};
+pub use probe::{preprocess, run_probe};

@@ -65,6 +65,54 @@ pub(super) fn wait_with_deadline(
     Ok(status)
 }
 
+/// How a watched run ended (see [`wait_watching`]).
+pub(super) enum Watched {
+    /// It exited, and wrote to the watched file first after these seconds
+    /// (`None`: never).
+    Exited(ExitStatus, Option<f64>),
+    /// Killed at the timeout.
+    TimedOut,
+    /// Killed at the first deadline: the watched file was still empty.
+    Silent,
+}
+
+/// How often a watched run's file is looked at.
+const WATCH_PERIOD: Duration = Duration::from_millis(5);
+
+/// Waits for `child` like [`wait_with_deadline`], watching `file` (where
+/// the child writes): if it is still empty at `start + silent_limit`, the
+/// child is killed. Records when the file first held something.
+pub(super) fn wait_watching(
+    child: &mut Child,
+    start: Instant,
+    timeout: Duration,
+    file: &Path,
+    silent_limit: Option<Duration>,
+) -> io::Result<Watched> {
+    let mut first_output: Option<f64> = None;
+    loop {
+        let elapsed = start.elapsed();
+        if first_output.is_none() && fs::metadata(file).is_ok_and(|m| m.len() > 0) {
+            first_output = Some(elapsed.as_secs_f64());
+        }
+        if first_output.is_none() && silent_limit.is_some_and(|limit| elapsed >= limit) {
+            kill(child, false);
+            return Ok(Watched::Silent);
+        }
+        if elapsed >= timeout {
+            kill(child, false);
+            return Ok(Watched::TimedOut);
+        }
+        let wait = timeout.saturating_sub(elapsed).min(WATCH_PERIOD);
+        if let Some(status) = child.wait_timeout(wait)? {
+            if first_output.is_none() && fs::metadata(file).is_ok_and(|m| m.len() > 0) {
+                first_output = Some(start.elapsed().as_secs_f64());
+            }
+            return Ok(Watched::Exited(status, first_output));
+        }
+    }
+}
+
 fn kill(child: &mut Child, group: bool) {
     #[cfg(unix)]
     if group {

@@ -14,6 +14,9 @@ pub mod pins;
 
 include!(concat!(env!("OUT_DIR"), "/loops.rs"));
 
+/// A candidate of a kernel's loop space.
+pub type LoopCandidate = commute_runtime::Candidate<Backbone<host::KernelHost>>;
+
 /// The space's source file, from the root of the repository.
 pub const SOURCE_FILE: &str = "loops/loops/loops.space";
 

@@ -1,18 +1,22 @@
-//! The evaluator of a tuning run: lowers each leaf the search hands it,
-//! builds, runs and checks it with the harness, re-measures a challenger
-//! against the best before it takes the lead, and keeps the counts that
-//! progress and the final report show.
+//! The evaluator of a tuning run: lowers the leaves the search hands it,
+//! builds a batch of them at once (in parallel, while nothing is timed),
+//! checks and times each with the harness (cut off when far slower than
+//! the best), re-measures a challenger and the best together before the
+//! challenger takes the lead (both keep their new times), and keeps the
+//! counts that progress and the final report show.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use commute_runtime::search::{Evaluator, Outcome};
+use commute_runtime::search::{Bound, Evaluator, Flag, Outcome, Remeasured};
 
 use super::kernel::{LoadedKernel, LoopCandidate};
 use super::lower::{differences, lower_leaf, Form};
 use super::options::Emit;
 use super::progress::{SearchStatus, TuneProgress};
 use crate::harness::{remeasure_rounds, Harness, Measurement};
+use crate::lowering::schedule::Schedule;
 use crate::space::host::KernelHost;
 use crate::space::Backbone;
 
@@ -21,7 +25,8 @@ use crate::space::Backbone;
 pub struct Best {
     /// The whole C file.
     pub source: String,
-    /// Its time: the minimum of its runs (re-measured ones included).
+    /// Its time: the minimum of its runs, or of its last re-measurement
+    /// against a challenger.
     pub seconds: f64,
     /// The search's evaluation, `None` for the original nest.
     pub evaluation: Option<usize>,
@@ -31,7 +36,13 @@ pub struct Best {
     pub decisions: Vec<String>,
     /// How it is written.
     pub form: Form,
+    /// Its decision vector's words, which name it to the search.
+    pub leaf: Vec<u64>,
 }
+
+/// A leaf lowered ahead of its evaluation: its loop tree, code and form,
+/// or why it could not be lowered.
+type Lowered = Result<(Schedule, String, Form), String>;
 
 /// Compiles, runs and checks leaves; keeps the best and draws progress.
 pub(super) struct KernelEvaluator<'a> {
@@ -39,9 +50,13 @@ pub(super) struct KernelEvaluator<'a> {
     pub(super) harness: Harness,
     pub(super) reference_seconds: f64,
     pub(super) best: Option<Best>,
+    /// Evaluations of the search so far (replayed ones included): the
+    /// index of the next.
     pub(super) evaluations: usize,
     pub(super) failures: usize,
     pub(super) wrong: usize,
+    pub(super) cut_off: usize,
+    pub(super) timed_out: usize,
     pub(super) budget: Option<usize>,
     pub(super) time_budget: Option<f64>,
     pub(super) started: Instant,
@@ -51,6 +66,12 @@ pub(super) struct KernelEvaluator<'a> {
     pub(super) directives: bool,
     /// Candidates written with directives, and as explicit code.
     pub(super) forms: (usize, usize),
+    /// The space's lower bound, recorded with each evaluation.
+    pub(super) bound: Option<&'a dyn Bound<Backbone<KernelHost>>>,
+    /// Leaves lowered by `prepare`, by decision vector.
+    pub(super) lowered: HashMap<Vec<u64>, Lowered>,
+    /// Whether the note on timing check builds was given.
+    pub(super) noted_check_builds: bool,
     /// Where notes and progress go.
     pub(super) progress: &'a mut dyn TuneProgress,
 }
@@ -72,10 +93,15 @@ impl KernelEvaluator<'_> {
             best_speedup: self.speedup(),
             failures: self.failures,
             wrong: self.wrong,
+            cut_off: self.cut_off,
             seconds_left: time_budget.map(|t| (t - self.started.elapsed().as_secs_f64()).max(0.0)),
             last,
         };
         self.progress.evaluated(&status);
+    }
+
+    fn lower(&self, leaf: &LoopCandidate) -> Lowered {
+        lower_leaf(self.loaded, leaf, self.emit, self.directives)
     }
 
     /// Lowers, builds, runs and checks a leaf; `evaluation` is its index
@@ -85,12 +111,19 @@ impl KernelEvaluator<'_> {
         leaf: &LoopCandidate,
         evaluation: Option<usize>,
     ) -> (Outcome, String) {
-        let (schedule, code, form) = match lower_leaf(self.loaded, leaf, self.emit, self.directives)
-        {
+        let words = leaf.decisions().words;
+        let lowered = match self.lowered.remove(&words) {
+            Some(lowered) => lowered,
+            None => self.lower(leaf),
+        };
+        let bound = self.bound.map(|b| b.bound(leaf)).filter(|b| b.is_finite());
+        let (schedule, code, form) = match lowered {
             Ok(lowered) => lowered,
             Err(e) => {
                 self.failures += 1;
-                return (Outcome::failed(format!("cannot lower: {e}")), e);
+                let mut outcome = Outcome::failed(format!("cannot lower: {e}"));
+                outcome.bound = bound;
+                return (outcome, e);
             }
         };
         match form {
@@ -98,23 +131,37 @@ impl KernelEvaluator<'_> {
             Form::Code => self.forms.1 += 1,
         }
         let measurement = self.harness.evaluate(&code);
+        let mut phases = self.harness.last_phases();
+        if self.harness.check_build_timings() > 0 && !self.noted_check_builds {
+            self.noted_check_builds = true;
+            self.progress.note(
+                "note: a build without the array dump ran far faster than the one with it (the compiler dropped a kernel whose results nothing printed); such programs are timed with the dump, its output discarded (PolyBench's polybench_prevent_dce avoids this)",
+            );
+        }
         let summary = measurement.summary();
-        let index = self.evaluations;
-        let search_index = evaluation;
-        match measurement {
+        let (mut outcome, note) = match measurement {
             Measurement::Timed { seconds, runs } => {
                 let mut value = seconds;
-                let better = match &self.best {
+                let mut incumbent = None;
+                let better = match &mut self.best {
                     None => true,
                     Some(best) if seconds < best.seconds => {
                         // Both again, interleaved, before a new best is
                         // declared: one run cannot rank close candidates
-                        // on a noisy machine.
+                        // on a noisy machine. Both keep their new times.
                         let rounds = remeasure_rounds(best.seconds);
-                        match self.harness.remeasure(&best.source, &code, rounds) {
-                            Ok((incumbent, challenger)) => {
-                                value = value.min(challenger);
-                                challenger < incumbent
+                        let start = Instant::now();
+                        let again = self.harness.remeasure(&best.source, &code, rounds);
+                        phases.timing += start.elapsed().as_secs_f64();
+                        match again {
+                            Ok((old, new)) => {
+                                best.seconds = old;
+                                incumbent = Some(Remeasured {
+                                    leaf: best.leaf.clone(),
+                                    value: old,
+                                });
+                                value = new;
+                                new < old
                             }
                             Err(_) => true,
                         }
@@ -125,14 +172,16 @@ impl KernelEvaluator<'_> {
                     self.best = Some(Best {
                         source: code,
                         seconds: value,
-                        evaluation: search_index,
+                        evaluation,
                         outline: schedule.outline(self.loaded.host.kernel()),
                         form,
                         decisions: differences(self.loaded, leaf),
+                        leaf: words,
                     });
                 }
                 let mut outcome = Outcome::ok(value);
                 outcome.measurements = runs;
+                outcome.incumbent = incumbent;
                 let note = format!(
                     "{value:.6} s ({:.2}x){}",
                     self.reference_seconds / value,
@@ -140,13 +189,30 @@ impl KernelEvaluator<'_> {
                 );
                 (outcome, note)
             }
+            Measurement::CutOff { seconds, .. } => {
+                self.cut_off += 1;
+                (
+                    Outcome::flagged(seconds, Flag::CutOff, summary.clone()),
+                    summary,
+                )
+            }
+            Measurement::RunTimedOut { seconds } => {
+                // A slow leaf, not a broken one: the timeout follows the best.
+                self.timed_out += 1;
+                (
+                    Outcome::flagged(seconds, Flag::TimedOut, summary.clone()),
+                    summary,
+                )
+            }
             Measurement::WrongOutput { detail } => {
                 self.wrong += 1;
-                let kept = self.work_dir.join(match search_index {
+                let kept = self.work_dir.join(match evaluation {
                     Some(index) => format!("wrong-{index}.c"),
                     None => "wrong-original.c".to_string(),
                 });
                 let _ = std::fs::write(&kept, &code);
+                let index =
+                    evaluation.map_or("of the original nest".to_string(), |i| i.to_string());
                 self.progress.note(&format!(
                     "LEGALITY BUG: candidate {index} computes other values than the original program ({detail}); it is never reported as a result; its source is kept in {}",
                     kept.display()
@@ -157,7 +223,12 @@ impl KernelEvaluator<'_> {
                 self.failures += 1;
                 (Outcome::failed(summary.clone()), summary)
             }
-        }
+        };
+        self.harness
+            .set_incumbent(self.best.as_ref().map(|b| b.seconds));
+        outcome.phases = Some(phases);
+        outcome.bound = bound;
+        (outcome, note)
     }
 }
 
@@ -167,5 +238,25 @@ impl Evaluator<Backbone<KernelHost>> for KernelEvaluator<'_> {
         self.evaluations += 1;
         self.report_progress(&note);
         outcome
+    }
+
+    /// Lowers the batch and builds it, `jobs` compiles at a time.
+    fn prepare(&mut self, leaves: &[&LoopCandidate]) {
+        let mut sources = Vec::new();
+        for leaf in leaves {
+            let words = leaf.decisions().words;
+            if !self.lowered.contains_key(&words) {
+                let lowered = self.lower(leaf);
+                self.lowered.insert(words.clone(), lowered);
+            }
+            if let Some(Ok((_, code, _))) = self.lowered.get(&words) {
+                sources.push(code.clone());
+            }
+        }
+        if sources.len() > 1 {
+            self.progress.building(sources.len());
+        }
+        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+        self.harness.prepare(&sources);
     }
 }

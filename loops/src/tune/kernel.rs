@@ -14,8 +14,7 @@ use crate::space::names::{apply_named_fixes, Names};
 use crate::space::pins::pin_straight_line_code;
 use crate::space::Backbone;
 
-/// A candidate of a kernel's loop space.
-pub type LoopCandidate = Candidate<Backbone<KernelHost>>;
+pub use crate::space::LoopCandidate;
 
 /// The kernel read, its host, and the root candidate with the fixed
 /// decisions applied.

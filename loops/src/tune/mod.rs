@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use commute_runtime::search::journal::{Header, Journal, Replay};
 use commute_runtime::search::{
-    mcts, run_exhaustive, run_greedy, run_random, Budget, Evaluation, Harness as SearchHarness,
-    MctsConfig, NoBound, SearchConfig, Status, StopReason,
+    mcts, run_exhaustive, run_greedy, run_random, Bound, Budget, Evaluation,
+    Harness as SearchHarness, MctsConfig, NoBound, SearchConfig, Status, StopReason,
 };
 
 pub use evaluator::Best;
@@ -28,6 +28,7 @@ pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
 pub use progress::{SearchStatus, TuneProgress};
 
+use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
 use crate::harness::{Compiler, Harness, HarnessConfig, TimePattern};
 use crate::space::complete::complete_with_original;
@@ -53,6 +54,15 @@ pub struct TuneReport {
     pub failures: usize,
     /// Candidates that computed other values than the original program.
     pub wrong: usize,
+    /// Candidates cut off after one run, far slower than the best.
+    pub cut_off: usize,
+    /// Candidates stopped at the run timeout (which follows the best).
+    pub timed_out: usize,
+    /// Candidates (and partial candidates) whose lower bound the search
+    /// compared with the best time, and how many it skipped for it.
+    pub bound_checks: usize,
+    /// See `bound_checks`.
+    pub pruned: usize,
     /// The unmodified program's time, in seconds.
     pub reference_seconds: f64,
     /// The fastest verified candidate, if any was measured.
@@ -73,6 +83,12 @@ pub struct TuneReport {
 /// output file. Errors stop the run before or outside the search (no
 /// compiler, a reference that does not build, an unwritable file).
 pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<TuneReport, String> {
+    if !(options.cutoff == 0.0 || options.cutoff >= 1.0) {
+        return Err(format!(
+            "--cutoff {}: give a factor of at least 1, or 0 to time every candidate in full",
+            options.cutoff
+        ));
+    }
     let loaded = LoadedKernel::load(&options.kernel)?;
     let stem = loaded
         .path
@@ -102,6 +118,25 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         Harness::new(config, &reference_code(loaded.host.kernel())).map_err(|e| e.to_string())?;
     let reference_seconds = harness.reference_seconds();
     progress.note(&format!("reference: {reference_seconds:.6} s"));
+    let bound = if options.no_bound {
+        None
+    } else {
+        match loop_bound(&loaded.host, harness.config(), &work_dir.join("bound")) {
+            Ok((bound, machine, cached)) => {
+                progress.note(&format!(
+                    "machine ({}): {}",
+                    if cached { "cached" } else { "measured" },
+                    machine.describe()
+                ));
+                progress.note(&format!("lower bound: {}", bound.describe()));
+                Some(bound)
+            }
+            Err(e) => {
+                progress.note(&format!("warning: searching without a lower bound: {e}"));
+                None
+            }
+        }
+    };
 
     let budget = match (options.budget, options.time_budget, options.search) {
         (None, None, Strategy::Exhaustive) => None,
@@ -129,6 +164,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "cflags": flags,
             "threads": threads,
             "space": loaded.fingerprint(),
+            "batch": options.batch.max(1),
+            "cutoff": options.cutoff,
+            "bound": bound.is_some(),
         }),
     );
     let journal_path = options
@@ -154,14 +192,21 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             None,
         )
     };
+    let bound_ref: &dyn Bound<_> = match &bound {
+        Some(bound) => bound,
+        None => &NoBound,
+    };
     let mut evaluator = KernelEvaluator {
         loaded: &loaded,
         harness,
         reference_seconds,
         best: None,
-        evaluations: 0,
+        // Replayed evaluations come first: the evaluator sees the others.
+        evaluations: replay.as_ref().map_or(0, Replay::len),
         failures: 0,
         wrong: 0,
+        cut_off: 0,
+        timed_out: 0,
         budget,
         time_budget: options.time_budget,
         started: Instant::now(),
@@ -169,6 +214,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         emit: options.emit,
         directives,
         forms: (0, 0),
+        bound: bound.as_ref().map(|b| b as &dyn Bound<_>),
+        lowered: Default::default(),
+        noted_check_builds: false,
         progress,
     };
     // The original nest, lowered, is measured first: the search's result is
@@ -202,16 +250,18 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         };
         evaluator.progress.note(&note);
     }
-    let mut search = SearchHarness::new(&mut evaluator, &config).with_journal(&mut journal);
+    let mut search = SearchHarness::new(&mut evaluator, &config)
+        .with_journal(&mut journal)
+        .with_batch(options.batch);
     if let Some(replay) = replay {
         search = search.with_replay(replay);
     }
     let root = &loaded.root.clone().without_explanations();
     let result = match options.search {
-        Strategy::Mcts => mcts(root, search, &NoBound, &MctsConfig::default()),
+        Strategy::Mcts => mcts(root, search, bound_ref, &MctsConfig::default()),
         Strategy::Random => run_random(root, search),
-        Strategy::Greedy => run_greedy(root, search, &NoBound, true),
-        Strategy::Exhaustive => run_exhaustive(root, search, &NoBound),
+        Strategy::Greedy => run_greedy(root, search, bound_ref, true),
+        Strategy::Exhaustive => run_exhaustive(root, search, bound_ref),
     };
     evaluator.progress.finished();
     let _ = journal.sync();
@@ -233,6 +283,10 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         replayed: result.replayed,
         failures: evaluator.failures,
         wrong: evaluator.wrong,
+        cut_off: evaluator.cut_off,
+        timed_out: evaluator.timed_out,
+        bound_checks: result.bound_checks,
+        pruned: result.pruned,
         reference_seconds,
         best: evaluator.best,
         output,
@@ -267,6 +321,10 @@ fn harness_config(
         config.threads = threads.max(1);
     }
     config.runs = options.runs.max(1);
+    config.cutoff = (options.cutoff > 0.0).then_some(options.cutoff);
+    if let Some(jobs) = options.jobs {
+        config.jobs = jobs.max(1);
+    }
     config.compile_timeout = Duration::from_secs_f64(options.compile_timeout.max(0.1));
     config.run_timeout_floor = Duration::from_secs_f64(options.run_timeout.max(0.1));
     if let Some(prefix) = &options.time_prefix {

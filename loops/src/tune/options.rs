@@ -111,15 +111,38 @@ pub struct TuneOptions {
     /// its leaves again.
     #[arg(long)]
     pub resume: bool,
-    /// Timed runs per candidate after a warm-up (doubled under 50 ms).
+    /// Timed runs per candidate after its checked run (doubled under 50
+    /// ms).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// A candidate whose checked run takes more than this many times the
+    /// best time so far is not run again (recorded as cut off); 0 times
+    /// every candidate in full.
+    #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
+    pub cutoff: f64,
+    /// Compiles at a time while a batch of candidates is built [default:
+    /// the cores available].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Candidates the search proposes at once, built together before
+    /// they are timed one by one (the same for any --jobs, so that a seed
+    /// gives the same candidates on any machine; a resumed search must
+    /// keep it).
+    #[arg(long, default_value_t = 4)]
+    pub batch: usize,
+    /// Search without the lower bound (no machine characterization, no
+    /// pruning).
+    #[arg(long)]
+    pub no_bound: bool,
     /// Seconds a compile may take.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub compile_timeout: f64,
-    /// A candidate's run is stopped after ten times the reference's
-    /// time, but never sooner than this many seconds.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    /// A candidate's run is stopped once it is sure to be cut off (its
+    /// kernel, or the whole run, past the cut-off; without a cut-off,
+    /// after three times a run of the best candidate so far), after three
+    /// times the reference's at most, but never sooner than this many
+    /// seconds.
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
     pub run_timeout: f64,
     /// Read the time from the standard-output line starting with this
     /// prefix [default: the last line that is a number, as PolyBench

@@ -10,6 +10,8 @@ pub trait TuneProgress {
     fn note(&mut self, line: &str);
     /// An evaluation of the search ended.
     fn evaluated(&mut self, status: &SearchStatus<'_>);
+    /// `count` candidates are being built at once (before they are timed).
+    fn building(&mut self, _count: usize) {}
     /// The search ended; no more evaluations follow.
     fn finished(&mut self) {}
 }
@@ -27,6 +29,8 @@ pub struct SearchStatus<'a> {
     pub failures: usize,
     /// Candidates that computed other values than the original program.
     pub wrong: usize,
+    /// Candidates cut off after one run, far slower than the best.
+    pub cut_off: usize,
     /// What is left of the time budget, if any.
     pub seconds_left: Option<f64>,
     /// The result of this evaluation, in a few words.
@@ -42,8 +46,8 @@ impl SearchStatus<'_> {
         }
     }
 
-    /// `best 1.52x, 3 failed, 1 WRONG, 40 s left` (the last two only when
-    /// they apply).
+    /// `best 1.52x, 3 failed, 5 cut off, 1 WRONG, 40 s left` (the last
+    /// three only when they apply).
     pub fn tally(&self) -> String {
         let best = self
             .best_speedup
@@ -56,7 +60,12 @@ impl SearchStatus<'_> {
         let left = self
             .seconds_left
             .map_or(String::new(), |t| format!(", {t:.0} s left"));
-        format!("best {best}, {} failed{wrong}{left}", self.failures)
+        let cut = if self.cut_off > 0 {
+            format!(", {} cut off", self.cut_off)
+        } else {
+            String::new()
+        };
+        format!("best {best}, {} failed{cut}{wrong}{left}", self.failures)
     }
 
     /// One line per evaluation, for logs: `evaluation 12/100: <last>;

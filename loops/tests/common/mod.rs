@@ -82,13 +82,13 @@ static void kernel(int n, int m) {
 #pragma endscop
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   init();
   kernel(N, 5);
-  harness_dump("A", &A[0][0], (long)N * N);
-  harness_dump("B", &B[0][0], (long)N * N);
-  harness_dump("x", x, N);
-  harness_dump("y", y, N);
+  harness_dump(argc, argv, "A", &A[0][0], (long)N * N);
+  harness_dump(argc, argv, "B", &B[0][0], (long)N * N);
+  harness_dump(argc, argv, "x", x, N);
+  harness_dump(argc, argv, "y", y, N);
   return 0;
 }
 "#;

@@ -180,10 +180,7 @@ pub(super) fn counter_reads(tables: &Tables) -> Vec<Vec<CounterRead>> {
                             Literal::Is { values, .. } => Some(*values),
                             _ => None,
                         };
-                        literal_instances(l)
-                            .into_iter()
-                            .flatten()
-                            .map(move |i| (i, values))
+                        literal_instances(l).into_iter().map(move |i| (i, values))
                     })
                     .chain(match &def.increment {
                         Term::Choice(inst) => Some((inst, None)),

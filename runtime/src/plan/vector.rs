@@ -169,11 +169,15 @@ pub(super) fn row_literal(tables: &Tables, literal: &'static Literal, z: Var) ->
         Literal::Property { args, .. } if !mentions(args) => RowLiteral::Constant(literal),
         Literal::Property { .. } => RowLiteral::Unsupported,
         Literal::Compare { lhs, rhs, .. } => {
-            let reads_z = |t: &Term| match t {
-                Term::Const(_) => false,
-                Term::Property { args, .. } => mentions(args),
-                Term::Choice(inst) => mentions(inst.args),
-            };
+            fn reads(t: &Term, mentions: &dyn Fn(&[Var]) -> bool) -> bool {
+                match t {
+                    Term::Const(_) => false,
+                    Term::Property { args, .. } => mentions(args),
+                    Term::Choice(inst) => mentions(inst.args),
+                    Term::Product(factors) => factors.iter().any(|f| reads(f, mentions)),
+                }
+            }
+            let reads_z = |t: &Term| reads(t, &mentions);
             if reads_z(lhs) || reads_z(rhs) {
                 RowLiteral::Unsupported
             } else {

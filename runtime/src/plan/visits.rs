@@ -114,12 +114,17 @@ fn hold(tables: &Tables, vars: &[VarDef], literal: &'static Literal, bound: u32)
 
 /// The variables a literal reads, as a mask.
 fn literal_vars(literal: &Literal) -> u32 {
-    let mask = |args: &[Var]| args.iter().fold(0u32, |m, &v| m | 1 << v);
-    let term = |t: &Term| match t {
-        Term::Const(_) => 0,
-        Term::Property { args, .. } => mask(args),
-        Term::Choice(instance) => mask(instance.args),
-    };
+    fn mask(args: &[Var]) -> u32 {
+        args.iter().fold(0u32, |m, &v| m | 1 << v)
+    }
+    fn term(t: &Term) -> u32 {
+        match t {
+            Term::Const(_) => 0,
+            Term::Property { args, .. } => mask(args),
+            Term::Choice(instance) => mask(instance.args),
+            Term::Product(factors) => factors.iter().fold(0, |m, f| m | term(f)),
+        }
+    }
     match literal {
         Literal::Is { instance, .. } => mask(instance.args),
         Literal::Same { lhs, rhs, .. } => mask(lhs.args) | mask(rhs.args),
@@ -139,7 +144,7 @@ pub(super) fn visits(tables: &Tables) -> Vec<Vec<Visit>> {
             for clause in model.clauses_by_choice.get(choice).copied().unwrap_or(&[]) {
                 let def = &model.constraints[clause.constraint as usize];
                 let literal = &def.literals[clause.literal as usize];
-                for instance in literal_instances(literal).into_iter().flatten() {
+                for instance in literal_instances(literal) {
                     if instance.choice as usize != choice {
                         continue;
                     }
@@ -463,18 +468,25 @@ fn every_completion(
         })
 }
 
-/// The choice instances a literal reads.
-pub(crate) fn literal_instances(literal: &Literal) -> [Option<&InstanceRef>; 2] {
-    fn term(t: &Term) -> Option<&InstanceRef> {
+/// The choice instances a literal reads (the factors of products
+/// included).
+pub(crate) fn literal_instances(literal: &Literal) -> Vec<&InstanceRef> {
+    fn term<'l>(t: &'l Term, out: &mut Vec<&'l InstanceRef>) {
         match t {
-            Term::Choice(inst) => Some(inst),
-            _ => None,
+            Term::Choice(inst) => out.push(inst),
+            Term::Product(factors) => factors.iter().for_each(|f| term(f, out)),
+            Term::Const(_) | Term::Property { .. } => {}
         }
     }
+    let mut out = Vec::new();
     match literal {
-        Literal::Is { instance, .. } => [Some(instance), None],
-        Literal::Same { lhs, rhs, .. } => [Some(lhs), Some(rhs)],
-        Literal::Compare { lhs, rhs, .. } => [term(lhs), term(rhs)],
-        Literal::Property { .. } => [None, None],
+        Literal::Is { instance, .. } => out.push(instance),
+        Literal::Same { lhs, rhs, .. } => out.extend([lhs, rhs]),
+        Literal::Compare { lhs, rhs, .. } => {
+            term(lhs, &mut out);
+            term(rhs, &mut out);
+        }
+        Literal::Property { .. } => {}
     }
+    out
 }

@@ -10,7 +10,7 @@ use crate::backbone::ObjectId;
 use crate::binding::Binding;
 use crate::model::*;
 use crate::plan::CounterPlan;
-use crate::values::{Range, Status};
+use crate::values::{Range, Status, MEMBER, NOT_MEMBER};
 
 impl<'a> Propagator<'a> {
     /// Makes a counter lie in `[lo, hi]`.
@@ -156,7 +156,7 @@ impl<'a> Propagator<'a> {
                             self.enforce(literal, &b)?;
                         }
                         for (flag, objects) in self.membership_flags(def.vars, params.len(), &b) {
-                            self.restrict(flag, &objects, 1)?;
+                            self.restrict(flag, &objects, MEMBER)?;
                         }
                         self.restrict_term(&def.increment, allowed.min, allowed.max, &b)?;
                     }
@@ -241,8 +241,8 @@ impl<'a> Propagator<'a> {
         }
         for (flag, objects) in self.membership_flags(def.vars, params, b) {
             match self.mask(flag, &objects) {
-                1 => {}
-                mask if mask & 1 == 0 => return Ok(()),
+                MEMBER => {}
+                mask if mask & MEMBER == 0 => return Ok(()),
                 _ => {
                     count += 1;
                     open = Some(Open::Member(flag, objects));
@@ -251,8 +251,7 @@ impl<'a> Propagator<'a> {
         }
         match (count, open) {
             (1, Some(Open::Literal(literal))) => self.enforce_not(literal, b),
-            // Bit 1 of a membership flag is FALSE.
-            (1, Some(Open::Member(flag, objects))) => self.restrict(flag, &objects, 2),
+            (1, Some(Open::Member(flag, objects))) => self.restrict(flag, &objects, NOT_MEMBER),
             (0, _) => Err(self.dead(
                 None,
                 b,

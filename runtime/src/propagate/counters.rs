@@ -9,7 +9,7 @@ use crate::backbone::ObjectId;
 use crate::binding::Binding;
 use crate::model::*;
 use crate::plan::{CounterPlan, ZLiteral};
-use crate::values::{is_status, Range, Status};
+use crate::values::{is_status, Range, Status, MEMBER};
 
 impl<'a> Propagator<'a> {
     /// The range of a counter instance from its inputs, and the
@@ -194,7 +194,7 @@ impl<'a> Propagator<'a> {
         let mut status = Status::True;
         for (i, var) in def.vars.iter().enumerate().skip(params) {
             if let Some(quotient) = &model.sets[var.set as usize].quotient {
-                if self.member_mask(quotient.flag, var, i, b) != 1 {
+                if self.member_mask(quotient.flag, var, i, b) != MEMBER {
                     status = Status::Unknown;
                 }
             }

@@ -6,7 +6,7 @@
 use super::state::{Flow, Propagator};
 use crate::binding::Binding;
 use crate::model::*;
-use crate::values::{compare_status, is_single, Range, Status};
+use crate::values::{compare_status, is_single, product_range, Range, Status};
 
 impl<'a> Propagator<'a> {
     /// The range of a term under `b` (constants read in place: most
@@ -52,6 +52,7 @@ impl<'a> Propagator<'a> {
                     }
                 }
             },
+            Term::Product(factors) => product_range(factors.iter().map(|f| self.term_range(f, b))),
         }
     }
 
@@ -171,6 +172,17 @@ impl<'a> Propagator<'a> {
         let l = self.term_range(lhs, b);
         let r = self.term_range(rhs, b);
         let (lhs_bounds, rhs_bounds) = match op {
+            CompareOp::Multiple | CompareOp::NotMultiple => {
+                let want = op == CompareOp::Multiple;
+                if r.min == r.max {
+                    self.filter_term(lhs, b, &|v| is_multiple(v, r.min) == want)?;
+                }
+                let l = self.term_range(lhs, b);
+                if l.min == l.max {
+                    self.filter_term(rhs, b, &|d| is_multiple(l.min, d) == want)?;
+                }
+                return Ok(());
+            }
             CompareOp::Lt => (
                 (i64::MIN, r.max.saturating_sub(1)),
                 (l.min.saturating_add(1), i64::MAX),
@@ -281,9 +293,67 @@ impl<'a> Propagator<'a> {
         Some(flow)
     }
 
+    /// Keeps the values of a term that satisfy `keep`, where the term is
+    /// an integer choice, or a product whose factors but one integer
+    /// choice are fixed; other terms are left as they are (a literal on
+    /// them is still decided once they are fixed).
+    fn filter_term(&mut self, term: &Term, b: &Binding, keep: &dyn Fn(i64) -> bool) -> Flow {
+        let (choice, scale) = match term {
+            Term::Choice(inst) => (inst, 1i64),
+            Term::Product(factors) => {
+                let mut free = None;
+                let mut scale = 1i64;
+                for factor in factors.iter() {
+                    let r = self.term_range(factor, b);
+                    if r.min == r.max {
+                        scale = scale.saturating_mul(r.min);
+                    } else if free.is_some() {
+                        return Ok(());
+                    } else {
+                        free = Some(factor);
+                    }
+                }
+                match free {
+                    Some(Term::Choice(inst)) => (inst, scale),
+                    _ => return Ok(()),
+                }
+            }
+            _ => return Ok(()),
+        };
+        if matches!(
+            self.model().choices[choice.choice as usize].kind,
+            ChoiceKind::Counter(_)
+        ) {
+            return Ok(());
+        }
+        let (universe, _, found) = self.integer_values_of(choice, b);
+        let Some((instance, reversed)) = found else {
+            return Ok(());
+        };
+        let mut allowed = 0u64;
+        for (i, &v) in universe.iter().enumerate() {
+            if keep(v.saturating_mul(scale)) {
+                allowed |= 1 << i;
+            }
+        }
+        self.restrict_instance(choice.choice, instance, reversed, allowed)
+    }
+
     /// Restricts a term to `[lo, hi]`.
     pub(super) fn restrict_term(&mut self, term: &Term, lo: i64, hi: i64, b: &Binding) -> Flow {
         match term {
+            Term::Product(_) => {
+                let r = self.term_range(term, b);
+                if r.max < lo || r.min > hi {
+                    return Err(self.dead(
+                        None,
+                        b,
+                        &[],
+                        format!("a product is outside [{lo}, {hi}]"),
+                    ));
+                }
+                self.filter_term(term, b, &|v| (lo..=hi).contains(&v))
+            }
             Term::Choice(inst) => match &self.model().choices[inst.choice as usize].kind {
                 ChoiceKind::Counter(_) => {
                     self.restrict_counter(inst.choice, &b.args(inst.args), lo, hi)
@@ -320,8 +390,10 @@ impl<'a> Propagator<'a> {
     }
 
     fn exclude_value(&mut self, term: &Term, value: i64, b: &Binding) -> Flow {
-        let Term::Choice(inst) = term else {
-            return Ok(());
+        let inst = match term {
+            Term::Choice(inst) => inst,
+            Term::Product(_) => return self.filter_term(term, b, &|v| v != value),
+            _ => return Ok(()),
         };
         let objects = b.args(inst.args);
         match &self.model().choices[inst.choice as usize].kind {

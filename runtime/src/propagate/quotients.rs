@@ -7,7 +7,7 @@ use super::state::{Flow, Propagator};
 use crate::backbone::ObjectId;
 use crate::binding::{Binding, PARAM_VARS};
 use crate::model::*;
-use crate::values::Status;
+use crate::values::{Status, MEMBER};
 
 impl<'a> Propagator<'a> {
     /// Quotient sets hold the objects whose flag is certainly TRUE.
@@ -37,9 +37,9 @@ impl<'a> Propagator<'a> {
                     None => 0,
                 };
                 if self.possible_members {
-                    mask & 1 != 0
+                    mask & MEMBER != 0
                 } else {
-                    mask == 1
+                    mask == MEMBER
                 }
             }
             None => true,

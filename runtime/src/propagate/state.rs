@@ -12,8 +12,9 @@ use fixedbitset::FixedBitSet;
 use super::row_ors::RowOrs;
 use crate::action::DeadEnd;
 use crate::backbone::ObjectId;
-use crate::binding::{Binding, MAX_VARS};
+use crate::binding::Binding;
 use crate::layout::Layout;
+use crate::model::limits::{MAX_VALUES, MAX_VARS};
 use crate::model::Model;
 use crate::tables::Shape;
 
@@ -87,7 +88,7 @@ pub(crate) struct Reason {
 }
 
 /// Explanation slots per instance: one per possible value.
-pub(crate) const VALUE_SLOTS: usize = 64;
+pub(crate) const VALUE_SLOTS: usize = MAX_VALUES;
 
 /// No constraint: the instance was narrowed by a decision.
 pub(crate) const NO_REASON: Reason = Reason {

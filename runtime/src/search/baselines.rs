@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use super::harness::{Bound, Evaluator, Harness, SearchConfig, SearchResult, StopReason};
+use super::harness::{Bound, Evaluator, Harness, NoBound, SearchConfig, SearchResult, StopReason};
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -22,13 +22,15 @@ pub(crate) enum Pick<'b, B: Backbone> {
 
 /// Descends from `start` to a leaf, appending the decisions to `path`.
 /// A decision that propagation refutes is counted as a dead end and the
-/// next value is tried (backtracking one level); `None` when every value
-/// of an instance is refuted.
+/// next value is tried (backtracking one level); children that `bound`
+/// puts at or above the best value are skipped (counted as pruned).
+/// `None` when no value of an instance is left.
 pub(crate) fn descend<B: Backbone>(
     start: &Candidate<B>,
     path: &mut Vec<Action>,
     harness: &mut Harness<B>,
     pick: &Pick<B>,
+    bound: &dyn Bound<B>,
 ) -> Option<Candidate<B>> {
     let mut candidate = start.clone();
     while let Some(instance) = candidate.next_open(&harness.priority) {
@@ -36,6 +38,7 @@ pub(crate) fn descend<B: Backbone>(
         for action in candidate.alternatives(&instance) {
             let mut child = candidate.clone();
             match child.apply(&action) {
+                Ok(()) if harness.prunes(bound, &child) => {}
                 Ok(()) => children.push((action, child)),
                 Err(_) => harness.dead_ends += 1,
             }
@@ -84,6 +87,26 @@ fn choose<B: Backbone>(
     Some(harness.rng.random_range(0..children.len()))
 }
 
+/// Evaluates `leaves` in order after handing them to the evaluator as one
+/// batch; stops early when the search must stop. Returns each evaluated
+/// leaf's value (`None` for a failure), in order.
+pub(crate) fn evaluate_batch<B: Backbone>(
+    harness: &mut Harness<B>,
+    leaves: &[(Candidate<B>, Vec<Action>)],
+) -> Vec<Option<f64>> {
+    let batch: Vec<(&Candidate<B>, &[Action])> =
+        leaves.iter().map(|(l, p)| (l, p.as_slice())).collect();
+    harness.prepare(&batch);
+    let mut values = Vec::with_capacity(leaves.len());
+    for (leaf, path) in leaves {
+        if harness.should_stop().is_some() {
+            break;
+        }
+        values.push(harness.evaluate(leaf, path).value);
+    }
+    values
+}
+
 /// Uniform random search: independent random descents from `root`.
 pub fn random_search<B: Backbone>(
     root: &Candidate<B>,
@@ -93,24 +116,36 @@ pub fn random_search<B: Backbone>(
     run_random(root, Harness::new(evaluator, config))
 }
 
-/// [`random_search`] through a prepared harness (journal, replay).
+/// [`random_search`] through a prepared harness (journal, replay,
+/// batches: the descents of a batch are drawn before any of its leaves
+/// is evaluated, which changes nothing here since they do not depend on
+/// values).
 pub fn run_random<B: Backbone>(root: &Candidate<B>, mut harness: Harness<B>) -> SearchResult<B> {
     let mut failed_descents = 0;
+    let root_is_leaf = root.next_open(&harness.priority).is_none();
     while harness.should_stop().is_none() {
-        let mut path = Vec::new();
-        match descend(root, &mut path, &mut harness, &Pick::Uniform) {
-            Some(leaf) => {
-                failed_descents = 0;
-                harness.evaluate(&leaf, &path);
-            }
-            None => {
-                failed_descents += 1;
-                if failed_descents > 1000 {
-                    harness.stop_with(StopReason::Exhausted);
+        let mut batch = Vec::new();
+        while batch.len() < harness.batch_room() {
+            let mut path = Vec::new();
+            match descend(root, &mut path, &mut harness, &Pick::Uniform, &NoBound) {
+                Some(leaf) => {
+                    failed_descents = 0;
+                    batch.push((leaf, path));
+                }
+                None => {
+                    failed_descents += 1;
+                    if failed_descents > 1000 {
+                        harness.stop_with(StopReason::Exhausted);
+                        break;
+                    }
                 }
             }
+            if root_is_leaf {
+                break;
+            }
         }
-        if root.next_open(&harness.priority).is_none() && !harness.evaluations().is_empty() {
+        evaluate_batch(&mut harness, &batch);
+        if root_is_leaf && !harness.evaluations().is_empty() {
             harness.stop_with(StopReason::Exhausted);
         }
     }
@@ -120,7 +155,10 @@ pub fn run_random<B: Backbone>(root: &Candidate<B>, mut harness: Harness<B>) -> 
 /// Greedy search: from the root, repeatedly take the child with the
 /// lowest bound (ties broken at random) down to a leaf, then start again.
 /// With `by_evaluation`, children are compared by evaluating one random
-/// completion of each instead (each counts as an evaluation).
+/// completion of each instead (each counts as an evaluation; the
+/// completions of up to a batch of children are drawn before they are
+/// evaluated). Either way, children bounded at or above the best value
+/// are skipped.
 pub fn greedy_search<B: Backbone>(
     root: &Candidate<B>,
     evaluator: &mut dyn Evaluator<B>,
@@ -143,31 +181,28 @@ pub fn run_greedy<B: Backbone>(
         let mut candidate = root.clone();
         let mut path = Vec::new();
         while let Some(instance) = candidate.next_open(&harness.priority) {
-            let mut scored: Vec<(f64, Action, Candidate<B>)> = Vec::new();
+            let mut children: Vec<(Action, Candidate<B>)> = Vec::new();
             for action in candidate.alternatives(&instance) {
                 let mut child = candidate.clone();
                 if child.apply(&action).is_err() {
                     harness.dead_ends += 1;
-                    continue;
+                } else if !harness.prunes(bound, &child) {
+                    children.push((action, child));
                 }
-                let score = if by_evaluation {
-                    let mut probe = path.clone();
-                    probe.push(action.clone());
-                    match descend(&child, &mut probe, &mut harness, &Pick::Uniform) {
-                        Some(leaf) => harness
-                            .evaluate(&leaf, &probe)
-                            .value
-                            .unwrap_or(f64::INFINITY),
-                        None => f64::INFINITY,
-                    }
-                } else {
-                    bound.bound(&child)
-                };
-                if harness.should_stop().is_some() {
-                    break 'restart;
-                }
-                scored.push((score, action, child));
             }
+            let scores = if by_evaluation {
+                match probe(&mut harness, &path, &children, bound) {
+                    Some(scores) => scores,
+                    None => break 'restart,
+                }
+            } else {
+                children.iter().map(|(_, c)| bound.bound(c)).collect()
+            };
+            let mut scored: Vec<(f64, Action, Candidate<B>)> = scores
+                .into_iter()
+                .zip(children)
+                .map(|(score, (action, child))| (score, action, child))
+                .collect();
             let Some(best) = scored.iter().map(|s| s.0).min_by(|a, b| a.total_cmp(b)) else {
                 fruitless += 1;
                 if fruitless > 1000 {
@@ -182,15 +217,57 @@ pub fn run_greedy<B: Backbone>(
             candidate = child;
         }
         if !by_evaluation {
-            harness.evaluate(&candidate, &path);
+            evaluate_batch(&mut harness, &[(candidate, path)]);
         }
         fruitless = 0;
     }
     harness.finish()
 }
 
+/// Scores each child (reached by `path` and its action) by evaluating one
+/// random completion, in batches; `None` when the search must stop before
+/// every child has a score.
+fn probe<B: Backbone>(
+    harness: &mut Harness<B>,
+    path: &[Action],
+    children: &[(Action, Candidate<B>)],
+    bound: &dyn Bound<B>,
+) -> Option<Vec<f64>> {
+    let mut scores = Vec::with_capacity(children.len());
+    let mut next = 0;
+    while next < children.len() {
+        let room = harness.batch_room();
+        let mut batch = Vec::new();
+        // Children whose completion is refuted or pruned score infinity,
+        // in their place.
+        let mut slots = Vec::new();
+        for (action, child) in children.iter().skip(next).take(room) {
+            let mut probe = path.to_vec();
+            probe.push(action.clone());
+            match descend(child, &mut probe, harness, &Pick::Uniform, bound) {
+                Some(leaf) => {
+                    slots.push(Some(batch.len()));
+                    batch.push((leaf, probe));
+                }
+                None => slots.push(None),
+            }
+        }
+        next += slots.len();
+        let values = evaluate_batch(harness, &batch);
+        if harness.should_stop().is_some() {
+            return None;
+        }
+        for slot in slots {
+            let value = slot.and_then(|i| values.get(i).copied().flatten());
+            scores.push(value.unwrap_or(f64::INFINITY));
+        }
+    }
+    Some(scores)
+}
+
 /// Exhaustive search: every leaf below `root`, depth first, skipping
-/// subtrees whose bound is not below the best value found.
+/// subtrees whose bound is not below the best value found. Leaves are
+/// evaluated in batches, in the order they are found.
 pub fn exhaustive_search<B: Backbone>(
     root: &Candidate<B>,
     evaluator: &mut dyn Evaluator<B>,
@@ -207,18 +284,26 @@ pub fn run_exhaustive<B: Backbone>(
     bound: &dyn Bound<B>,
 ) -> SearchResult<B> {
     let mut stack: Vec<(Candidate<B>, Vec<Action>)> = vec![(root.clone(), Vec::new())];
-    while let Some((candidate, path)) = stack.pop() {
-        if harness.should_stop().is_some() {
+    let mut batch: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
+    let mut stopped = false;
+    loop {
+        let next = stack.pop();
+        if next.is_none() || batch.len() >= harness.batch_room() {
+            let size = batch.len();
+            stopped = evaluate_batch(&mut harness, &std::mem::take(&mut batch)).len() < size;
+        }
+        let Some((candidate, path)) = next else {
+            break;
+        };
+        if stopped || harness.should_stop().is_some() {
+            stopped = true;
             break;
         }
-        if harness
-            .best_value()
-            .is_some_and(|best| bound.bound(&candidate) >= best)
-        {
+        if harness.prunes(bound, &candidate) {
             continue;
         }
         let Some(instance) = candidate.next_open(&harness.priority) else {
-            harness.evaluate(&candidate, &path);
+            batch.push((candidate, path));
             continue;
         };
         for action in candidate.alternatives(&instance).into_iter().rev() {
@@ -233,7 +318,7 @@ pub fn run_exhaustive<B: Backbone>(
             }
         }
     }
-    if stack.is_empty() {
+    if !stopped && stack.is_empty() {
         harness.stop_with(StopReason::Exhausted);
     }
     harness.finish()

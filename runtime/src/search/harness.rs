@@ -3,6 +3,11 @@
 //! the best leaf so far, the journal of evaluations and the replay of a
 //! previous journal, with what a search is configured by and returns.
 //! Reads candidates, journals and evaluation records.
+//!
+//! Searches may hand the harness several leaves at once
+//! ([`Harness::prepare`], at most [`Harness::batch_room`] of them) before
+//! evaluating them one by one: an evaluator that builds leaves can build
+//! them together (in parallel) while nothing is being timed.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +16,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::journal::{Journal, Replay};
-use super::record::{Evaluation, Status};
+use super::record::{Evaluation, Flag, Phases, Revision, Status};
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -27,38 +32,64 @@ pub struct Outcome {
     pub measurements: Vec<f64>,
     /// A short account of a failure.
     pub message: Option<String>,
+    /// Why `value` is less than a full measurement, if it is.
+    pub flag: Option<Flag>,
+    /// Where the evaluation's time went, if the evaluator says.
+    pub phases: Option<Phases>,
+    /// A lower bound on the leaf's value, if the evaluator has one.
+    pub bound: Option<f64>,
+    /// The best leaf so far, measured again against this one.
+    pub incumbent: Option<Remeasured>,
+}
+
+/// The best leaf so far, measured again by the evaluator (next to a
+/// challenger, say): its value replaces the recorded one, up or down.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remeasured {
+    /// The leaf, by its decision vector's words
+    /// ([`Candidate::decisions`]): the harness takes the new value only if
+    /// it is the leaf it holds as the best.
+    pub leaf: Vec<u64>,
+    /// The new value.
+    pub value: f64,
 }
 
 impl Outcome {
+    fn new(status: Status, value: Option<f64>, message: Option<String>) -> Outcome {
+        Outcome {
+            status,
+            value,
+            measurements: Vec::new(),
+            message,
+            flag: None,
+            phases: None,
+            bound: None,
+            incumbent: None,
+        }
+    }
+
     /// Measured at `value`.
     pub fn ok(value: f64) -> Outcome {
+        Outcome::new(Status::Ok, Some(value), None)
+    }
+
+    /// Measured at `value`, but not fully (see [`Flag`]).
+    pub fn flagged(value: f64, flag: Flag, message: impl Into<String>) -> Outcome {
         Outcome {
-            status: Status::Ok,
-            value: Some(value),
-            measurements: Vec::new(),
-            message: None,
+            flag: Some(flag),
+            ..Outcome::new(Status::Ok, Some(value), Some(message.into()))
         }
     }
 
     /// The leaf could not be evaluated, for the reason `message`.
     pub fn failed(message: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Failed,
-            value: None,
-            measurements: Vec::new(),
-            message: Some(message.into()),
-        }
+        Outcome::new(Status::Failed, None, Some(message.into()))
     }
 
     /// The leaf computed a wrong result: the space let an illegal
     /// candidate through.
     pub fn wrong(message: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Wrong,
-            value: None,
-            measurements: Vec::new(),
-            message: Some(message.into()),
-        }
+        Outcome::new(Status::Wrong, None, Some(message.into()))
     }
 }
 
@@ -67,6 +98,12 @@ impl Outcome {
 pub trait Evaluator<B: Backbone> {
     /// Evaluates a fully decided candidate.
     fn evaluate(&mut self, leaf: &Candidate<B>) -> Outcome;
+
+    /// The leaves the search evaluates next, in that order (a batch):
+    /// an evaluator may build them together before the first
+    /// [`evaluate`](Evaluator::evaluate). The search may stop before it
+    /// evaluates them all. Does nothing by default.
+    fn prepare(&mut self, _leaves: &[&Candidate<B>]) {}
 }
 
 impl<B: Backbone, F: FnMut(&Candidate<B>) -> Outcome> Evaluator<B> for F {
@@ -150,6 +187,11 @@ pub struct SearchResult<B: Backbone> {
     pub dead_ends: usize,
     /// Evaluations taken from a previous journal instead of run.
     pub replayed: usize,
+    /// Candidates whose lower bound was compared with the best value.
+    pub bound_checks: usize,
+    /// Of those, the ones skipped because the bound was not below it
+    /// (a subtree, or a leaf, left out).
+    pub pruned: usize,
 }
 
 impl<B: Backbone> SearchResult<B> {
@@ -168,10 +210,15 @@ pub struct Harness<'e, B: Backbone> {
     pub(crate) priority: Vec<u16>,
     evaluations: Vec<Evaluation>,
     pub(super) best: Option<(Candidate<B>, f64, Vec<Action>)>,
+    /// The index of the best leaf's evaluation.
+    best_index: Option<usize>,
     journal: Option<&'e mut Journal>,
     replay: Option<Replay>,
     replayed: usize,
     pub(crate) dead_ends: usize,
+    bound_checks: usize,
+    pruned: usize,
+    batch: usize,
     stop: Option<StopReason>,
 }
 
@@ -186,12 +233,69 @@ impl<'e, B: Backbone> Harness<'e, B> {
             priority: config.priority.clone(),
             evaluations: Vec::new(),
             best: None,
+            best_index: None,
             journal: None,
             replay: None,
             replayed: 0,
             dead_ends: 0,
+            bound_checks: 0,
+            pruned: 0,
+            batch: 1,
             stop: None,
         }
+    }
+
+    /// Lets searches propose up to `size` leaves at a time (at least 1,
+    /// the default): they hand each batch to the evaluator's
+    /// [`prepare`](Evaluator::prepare) before evaluating it. The sequence
+    /// of leaves depends on the batch size (a search proposes a batch
+    /// before it knows the values of its leaves), so a resumed search
+    /// must use the size of the interrupted one.
+    pub fn with_batch(mut self, size: usize) -> Self {
+        self.batch = size.max(1);
+        self
+    }
+
+    /// How many leaves the next batch may hold: the batch size, or fewer
+    /// when the evaluation budget has fewer left (at least 1).
+    pub fn batch_room(&self) -> usize {
+        let left = self
+            .budget
+            .evaluations
+            .map_or(usize::MAX, |n| n.saturating_sub(self.evaluations.len()));
+        self.batch.min(left).max(1)
+    }
+
+    /// Hands the leaves a search evaluates next (with their paths) to the
+    /// evaluator's [`prepare`](Evaluator::prepare), but for those the
+    /// replay of a journal will answer.
+    pub fn prepare(&mut self, leaves: &[(&Candidate<B>, &[Action])]) {
+        let fresh: Vec<&Candidate<B>> = leaves
+            .iter()
+            .filter(|(_, path)| !self.replay.as_ref().is_some_and(|r| r.has(path)))
+            .map(|(leaf, _)| *leaf)
+            .collect();
+        if !fresh.is_empty() {
+            self.evaluator.prepare(&fresh);
+        }
+    }
+
+    /// Whether `bound` says that nothing below `candidate` can beat the
+    /// best value so far (counted as a pruned candidate).
+    pub fn prunes(&mut self, bound: &dyn Bound<B>, candidate: &Candidate<B>) -> bool {
+        let Some(best) = self.best_value() else {
+            return false;
+        };
+        let value = bound.bound(candidate);
+        // A bound that knows nothing (`NoBound`) is not counted as a check.
+        if value.is_finite() {
+            self.bound_checks += 1;
+        }
+        let pruned = value >= best;
+        if pruned {
+            self.pruned += 1;
+        }
+        pruned
     }
 
     /// Appends every new evaluation to `journal`.
@@ -255,6 +359,7 @@ impl<'e, B: Backbone> Harness<'e, B> {
             }
             None => {
                 let outcome = self.evaluator.evaluate(leaf);
+                let incumbent = outcome.incumbent.as_ref().and_then(|r| self.revision_of(r));
                 let evaluation = Evaluation {
                     index,
                     path: path.to_vec(),
@@ -263,6 +368,10 @@ impl<'e, B: Backbone> Harness<'e, B> {
                     measurements: outcome.measurements,
                     message: outcome.message,
                     elapsed: self.started.elapsed().as_secs_f64(),
+                    flag: outcome.flag.filter(|_| outcome.status == Status::Ok),
+                    phases: outcome.phases,
+                    bound: outcome.bound,
+                    incumbent,
                 };
                 if let Some(journal) = self.journal.as_mut() {
                     if journal.append(&evaluation).is_err() {
@@ -272,13 +381,34 @@ impl<'e, B: Backbone> Harness<'e, B> {
                 evaluation
             }
         };
-        if let Some(value) = evaluation.value {
+        // The best measured again first: the new leaf competes with its
+        // new value.
+        if let (Some(revision), Some((_, value, _))) = (&evaluation.incumbent, self.best.as_mut()) {
+            if self.best_index == Some(revision.index) {
+                *value = revision.value;
+            }
+        }
+        if let Some(value) = evaluation.full_value() {
             if self.best_value().is_none_or(|best| value < best) {
                 self.best = Some((leaf.clone(), value, path.to_vec()));
+                self.best_index = Some(index);
             }
         }
         self.evaluations.push(evaluation.clone());
         evaluation
+    }
+
+    /// The journal's record of a re-measurement the evaluator reports:
+    /// only of the leaf held as the best.
+    fn revision_of(&self, remeasured: &Remeasured) -> Option<Revision> {
+        let (best, _, _) = self.best.as_ref()?;
+        let index = self.best_index?;
+        (best.decisions().words == remeasured.leaf && remeasured.value.is_finite()).then_some(
+            Revision {
+                index,
+                value: remeasured.value,
+            },
+        )
     }
 
     /// The search's result; a search that stopped for no other reason
@@ -291,6 +421,8 @@ impl<'e, B: Backbone> Harness<'e, B> {
             stop,
             dead_ends: self.dead_ends,
             replayed: self.replayed,
+            bound_checks: self.bound_checks,
+            pruned: self.pruned,
         }
     }
 }

@@ -14,6 +14,11 @@
 //! {"index":0,"path":[{"choice":0,"objects":[0,1],"values":2}],"status":"ok","value":0.00125,"elapsed":0.4}
 //! ```
 //!
+//! with, when the evaluator gives them, a `flag` (`"cut_off"`,
+//! `"timed_out"`), the `phases` the time went to (`{"compile":0.8,
+//! "check":0.3,"timing":1.6}`), the leaf's lower `bound`, and the best
+//! leaf's value measured again (`"incumbent":{"index":3,"value":0.0011}`).
+//!
 //! Each line is written with a single `write` call, newline last, so an
 //! interrupted write leaves at most an unterminated last line. Readers drop
 //! such a line, and [`Journal::open_for_resume`] also cuts it off the file
@@ -27,15 +32,7 @@
 //! let path = dir.join("run.jsonl");
 //! let header = Header::new("gemm", "random", 7, serde_json::json!({ "budget": 100 }));
 //! let mut journal = Journal::create(&path, &header)?;
-//! let evaluation = Evaluation {
-//!     index: 0,
-//!     path: vec![],
-//!     status: Status::Ok,
-//!     value: Some(1.5),
-//!     measurements: vec![],
-//!     message: None,
-//!     elapsed: 0.1,
-//! };
+//! let evaluation = Evaluation::new(0, vec![], Status::Ok, Some(1.5), 0.1);
 //! journal.append(&evaluation)?;
 //! drop(journal);
 //!
@@ -58,7 +55,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::record::{Evaluation, Status};
+use super::record::{Evaluation, Flag, Status};
 use crate::action::Action;
 
 /// The value of a header's `journal` key.
@@ -260,6 +257,12 @@ fn non_finite(evaluation: &Evaluation) -> Option<&'static str> {
         Some("a measurement")
     } else if !evaluation.elapsed.is_finite() {
         Some("elapsed")
+    } else if evaluation.phases.is_some_and(|p| !p.is_finite()) {
+        Some("a phase's time")
+    } else if evaluation.bound.is_some_and(|b| !b.is_finite()) {
+        Some("bound")
+    } else if evaluation.incumbent.is_some_and(|r| !r.value.is_finite()) {
+        Some("the incumbent's value")
     } else {
         None
     }
@@ -462,6 +465,14 @@ impl Replay {
         }
     }
 
+    /// Whether a record of the leaf reached by `path` is left for a
+    /// lookup.
+    pub fn has(&self, path: &[Action]) -> bool {
+        self.by_path
+            .get(path)
+            .is_some_and(|(positions, taken)| *taken < positions.len())
+    }
+
     /// The next unused record of the leaf reached by `path`, if any, which
     /// counts as consumed.
     pub fn lookup(&mut self, path: &[Action]) -> Option<&Evaluation> {
@@ -517,8 +528,14 @@ impl Replay {
 pub struct Summary {
     /// Evaluations in all.
     pub evaluations: usize,
-    /// Measured evaluations (`Status::Ok` with a value).
+    /// Measured evaluations (`Status::Ok` with a value), flagged ones
+    /// included.
     pub ok: usize,
+    /// Of those, evaluations cut off after one run (`Flag::CutOff`).
+    pub cut_off: usize,
+    /// Of those, evaluations stopped at the run timeout
+    /// (`Flag::TimedOut`).
+    pub timed_out: usize,
     /// Evaluations that measured nothing (failed, or `Ok` without a
     /// value).
     pub failed: usize,
@@ -526,8 +543,8 @@ pub struct Summary {
     pub wrong: usize,
     /// Different leaves (action sequences) among the evaluations.
     pub distinct_leaves: usize,
-    /// The lowest measured value; the first evaluation to reach it wins
-    /// ties.
+    /// The lowest full measurement (not flagged), with re-measurements of
+    /// the best applied; the first evaluation to reach it wins ties.
     pub best_value: Option<f64>,
     /// The [`Evaluation::index`] of that evaluation.
     pub best_index: Option<usize>,
@@ -537,7 +554,8 @@ pub struct Summary {
     pub best_elapsed: Option<f64>,
     /// The best value so far after every evaluation from the first
     /// measured one on: `(Evaluation::index, best value)`, one point per
-    /// evaluation, non-increasing.
+    /// evaluation; it goes up only where the best was measured again
+    /// slower.
     pub best_so_far: Vec<(usize, f64)>,
     /// The largest `elapsed`: how long the search ran.
     pub elapsed: f64,
@@ -560,10 +578,21 @@ pub fn summarize(evaluations: &[Evaluation]) -> Summary {
     for (position, evaluation) in evaluations.iter().enumerate() {
         leaves.insert(&evaluation.path);
         summary.elapsed = summary.elapsed.max(evaluation.elapsed);
+        if let Some(revision) = evaluation.incumbent {
+            if summary.best_index == Some(revision.index) {
+                summary.best_value = Some(revision.value);
+            }
+        }
         match (evaluation.status, evaluation.value) {
             (Status::Ok, Some(value)) if !value.is_nan() => {
                 summary.ok += 1;
-                if summary.best_value.is_none_or(|best| value < best) {
+                match evaluation.flag {
+                    Some(Flag::CutOff) => summary.cut_off += 1,
+                    Some(Flag::TimedOut) => summary.timed_out += 1,
+                    None => {}
+                }
+                let full = evaluation.flag.is_none();
+                if full && summary.best_value.is_none_or(|best| value < best) {
                     summary.best_value = Some(value);
                     summary.best_index = Some(evaluation.index);
                     summary.best_position = Some(position);

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use rand::Rng;
 
-use super::baselines::{descend, Pick};
+use super::baselines::{descend, evaluate_batch, Pick};
 use super::harness::{Bound, Harness, SearchResult, StopReason};
 use super::polish::{neighbour, Seen};
 use super::record::Status;
@@ -210,114 +210,133 @@ impl<B: Backbone> Node<B> {
     }
 }
 
+/// A leaf proposed by the tree and not evaluated yet: the tree nodes on
+/// its way carry a virtual loss meanwhile, so that the next proposals of
+/// the batch go elsewhere.
+struct Pending<B: Backbone> {
+    visited: Vec<usize>,
+    leaf: Candidate<B>,
+    path: Vec<Action>,
+}
+
+/// What the search keeps between iterations beside the tree.
+struct State<B: Backbone> {
+    tree: Tree<B>,
+    /// Values of evaluated leaves, by their decisions: a leaf reached
+    /// again is not evaluated again.
+    known: HashMap<Vec<Action>, Option<f64>>,
+    recent: Vec<f64>,
+    since_best: usize,
+    same_leaf: usize,
+    last_leaf: Option<Vec<Action>>,
+    revisits: usize,
+    /// Rollouts in a row that reached no leaf (refuted or pruned).
+    failed_rollouts: usize,
+    seen: Seen,
+    /// The best leaf whose neighbours all came out seen: the tree takes
+    /// the local steps until there is a new best.
+    used_up: Option<Vec<Action>>,
+}
+
 /// Monte Carlo tree search from `root`.
+///
+/// Leaves are proposed in batches of the harness's batch size: each
+/// proposal walks the tree as if the pending leaves of the batch had
+/// been evaluated as losses (a virtual loss on their paths), then the
+/// batch is evaluated in order and the real rewards replace the virtual
+/// ones. With a batch of one this is plain MCTS.
 pub fn mcts<B: Backbone>(
     root: &Candidate<B>,
     mut harness: Harness<B>,
     bound: &dyn Bound<B>,
     config: &MctsConfig,
 ) -> SearchResult<B> {
-    let mut tree = Tree::new(root);
-    // Values of evaluated leaves, by their decisions: a leaf reached again
-    // is not evaluated again.
-    let mut known: HashMap<Vec<Action>, Option<f64>> = HashMap::new();
-    let mut recent: Vec<f64> = Vec::new();
-    let mut since_best = 0;
-    let mut same_leaf = 0;
-    let mut last_leaf: Option<Vec<Action>> = None;
-    let mut revisits = 0usize;
-    let mut seen = Seen::default();
-    // The best leaf whose neighbours all came out seen: the tree takes the
-    // local steps until there is a new best.
-    let mut used_up: Option<Vec<Action>> = None;
+    let mut state = State {
+        tree: Tree::new(root),
+        known: HashMap::new(),
+        recent: Vec::new(),
+        since_best: 0,
+        same_leaf: 0,
+        last_leaf: None,
+        revisits: 0,
+        failed_rollouts: 0,
+        seen: Seen::default(),
+        used_up: None,
+    };
     while harness.should_stop().is_none() {
         let period = config.local_period.max(1);
-        if harness.evaluations().len() % period >= period.saturating_sub(config.local_steps) {
-            let best = harness.best.as_ref().map(|(_, _, path)| path.clone());
-            if let Some(best) = best.filter(|best| used_up.as_ref() != Some(best)) {
-                if let Some((leaf, path)) = neighbour(root, &best, &seen, &mut harness) {
-                    seen.insert(&leaf);
-                    harness.evaluate(&leaf, &path);
-                    continue;
-                }
-                used_up = Some(best);
-            }
-        }
-        // Selection and expansion.
-        let mut node = 0;
-        let mut visited = vec![0];
-        let mut path: Vec<Action> = Vec::new();
-        let mut dead = false;
-        loop {
-            tree.expand(node, &harness);
-            let open: Vec<usize> = {
-                let children = tree.nodes[node].children.as_deref().unwrap_or(&[]);
-                (0..children.len())
-                    .filter(|&i| {
-                        !children[i].closed
-                            && children[i].node.is_none_or(|c| !tree.nodes[c].exhausted)
-                    })
-                    .collect()
-            };
-            if tree.nodes[node]
-                .children
-                .as_ref()
-                .is_some_and(|c| c.is_empty())
-            {
-                break; // A leaf of the tree.
-            }
-            if open.is_empty() {
-                tree.nodes[node].exhausted = true;
-                dead = true;
-                break;
-            }
-            let unvisited: Vec<usize> = open
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    tree.nodes[node]
-                        .children
-                        .as_ref()
-                        .is_some_and(|c| c[i].node.is_none())
-                })
-                .collect();
-            let index = if !unvisited.is_empty() {
-                unvisited[harness.rng.random_range(0..unvisited.len())]
-            } else {
-                select(&tree, node, &open, config.tree)
-            };
-            let Some(next) = tree.child(node, index, &mut harness) else {
-                continue;
-            };
-            if harness
-                .best_value()
-                .is_some_and(|best| bound.bound(&tree.nodes[next].candidate) >= best)
-            {
-                if let Some(children) = tree.nodes[node].children.as_mut() {
-                    children[index].closed = true;
-                }
+        let position = harness.evaluations().len() % period;
+        let tree_steps = period.saturating_sub(config.local_steps);
+        if position >= tree_steps {
+            let room = harness.batch_room().min(period - position);
+            if local_steps(root, &mut state, &mut harness, bound, room) {
                 continue;
             }
-            let action = tree.nodes[node]
-                .children
-                .as_ref()
-                .map(|c| c[index].action.clone());
-            path.extend(action);
-            node = next;
-            visited.push(node);
-            if !unvisited.is_empty() {
-                break; // Expanded a new node: roll out from it.
-            }
         }
-        if dead {
-            mark_exhausted(&mut tree, &visited);
-            if tree.nodes[0].exhausted {
+        let room = if position < tree_steps {
+            harness.batch_room().min(tree_steps - position)
+        } else {
+            harness.batch_room()
+        };
+        tree_steps_batch(root, &mut state, &mut harness, bound, config, room);
+    }
+    harness.finish()
+}
+
+/// Evaluates up to `room` unseen neighbours of the best leaf; false when
+/// there is no best leaf or none of its neighbours is left.
+fn local_steps<B: Backbone>(
+    root: &Candidate<B>,
+    state: &mut State<B>,
+    harness: &mut Harness<B>,
+    bound: &dyn Bound<B>,
+    room: usize,
+) -> bool {
+    let best = harness.best.as_ref().map(|(_, _, path)| path.clone());
+    let Some(best) = best.filter(|best| state.used_up.as_ref() != Some(best)) else {
+        return false;
+    };
+    let mut batch = Vec::new();
+    while batch.len() < room {
+        match neighbour(root, &best, &state.seen, harness, bound) {
+            Some((leaf, path)) => {
+                state.seen.insert(&leaf);
+                batch.push((leaf, path));
+            }
+            None => break,
+        }
+    }
+    if batch.is_empty() {
+        state.used_up = Some(best);
+        return false;
+    }
+    evaluate_batch(harness, &batch);
+    true
+}
+
+/// Proposes up to `room` new leaves from the tree (selection, expansion,
+/// rollout), evaluates them, and backpropagates their rewards.
+fn tree_steps_batch<B: Backbone>(
+    root: &Candidate<B>,
+    state: &mut State<B>,
+    harness: &mut Harness<B>,
+    bound: &dyn Bound<B>,
+    config: &MctsConfig,
+    room: usize,
+) {
+    let mut pending: Vec<Pending<B>> = Vec::new();
+    let mut restart_due = false;
+    while pending.len() < room && harness.should_stop().is_none() {
+        let Some((visited, node, path)) =
+            select_and_expand(&mut state.tree, harness, bound, config)
+        else {
+            if state.tree.nodes[0].exhausted {
                 harness.stop_with(StopReason::Exhausted);
             }
             continue;
-        }
+        };
         // Rollout.
-        let start = tree.nodes[node].candidate.clone();
+        let start = state.tree.nodes[node].candidate.clone();
         let pick = match config.rollout {
             RolloutPolicy::Uniform => Pick::Uniform,
             RolloutPolicy::BoundWeighted => Pick::BoundWeighted {
@@ -326,74 +345,206 @@ pub fn mcts<B: Backbone>(
             },
         };
         let mut leaf_path = path.clone();
-        let Some(leaf) = descend(&start, &mut leaf_path, &mut harness, &pick) else {
-            backpropagate(&mut tree, &visited, config.failure_reward, f64::INFINITY);
+        let Some(leaf) = descend(&start, &mut leaf_path, harness, &pick, bound) else {
+            backpropagate(
+                &mut state.tree,
+                &visited,
+                config.failure_reward,
+                f64::INFINITY,
+            );
+            state.failed_rollouts += 1;
+            if state.failed_rollouts > 1000 {
+                // Whatever is left is refuted or pruned.
+                harness.stop_with(StopReason::Exhausted);
+            }
             continue;
         };
+        state.failed_rollouts = 0;
         if leaf_path.len() == path.len() {
             // The tree node is itself a leaf: once evaluated it is done.
-            tree.nodes[node].exhausted = true;
+            state.tree.nodes[node].exhausted = true;
         }
-        // Evaluation, unless the leaf is known.
-        let value = match known.get(&leaf_path) {
-            Some(value) => {
-                revisits += 1;
-                same_leaf = if last_leaf.as_ref() == Some(&leaf_path) {
-                    same_leaf + 1
+        if pending.iter().any(|p| p.path == leaf_path) {
+            // Proposed twice in one batch: the batch is as varied as the
+            // tree allows for now.
+            state.revisits += 1;
+            break;
+        }
+        match state.known.get(&leaf_path) {
+            Some(&value) => {
+                // Known: rewarded again without an evaluation.
+                state.revisits += 1;
+                state.same_leaf = if state.last_leaf.as_ref() == Some(&leaf_path) {
+                    state.same_leaf + 1
                 } else {
                     1
                 };
-                *value
+                state.last_leaf = Some(leaf_path);
+                restart_due |= reward(state, harness, config, &visited, value);
+                if restart_due {
+                    break;
+                }
             }
             None => {
-                seen.insert(&leaf);
-                let evaluation = harness.evaluate(&leaf, &leaf_path);
-                revisits = 0;
-                same_leaf = 1;
-                let value = if evaluation.status == Status::Ok {
-                    evaluation.value
-                } else {
-                    None
-                };
-                known.insert(leaf_path.clone(), value);
-                let improved = value.is_some() && harness.best_value() == value;
-                since_best = if improved { 0 } else { since_best + 1 };
-                value
-            }
-        };
-        last_leaf = Some(leaf_path.clone());
-        let reward = match value {
-            Some(v) => {
-                let reward =
-                    if recent.is_empty() || v < recent.iter().sum::<f64>() / recent.len() as f64 {
-                        1.0
-                    } else {
-                        0.0
-                    };
-                recent.push(v);
-                if recent.len() > config.moving_average.max(1) {
-                    recent.remove(0);
+                state.seen.insert(&leaf);
+                for &id in &visited {
+                    state.tree.nodes[id].visits += 1.0;
                 }
-                reward
+                pending.push(Pending {
+                    visited,
+                    leaf,
+                    path: leaf_path,
+                });
             }
-            None => config.failure_reward,
-        };
-        backpropagate(&mut tree, &visited, reward, value.unwrap_or(f64::INFINITY));
-        mark_exhausted(&mut tree, &visited);
-        if tree.nodes[0].exhausted {
-            harness.stop_with(StopReason::Exhausted);
-        }
-        if revisits > 1000 {
-            harness.stop_with(StopReason::NoNewLeaf);
-        }
-        let stalled = config.stall.is_some_and(|k| since_best >= k);
-        if stalled || same_leaf >= config.same_leaf.max(2) {
-            tree = restart(root, &known, config, &mut harness);
-            since_best = 0;
-            same_leaf = 0;
         }
     }
-    harness.finish()
+    let leaves: Vec<(&Candidate<B>, &[Action])> = pending
+        .iter()
+        .map(|p| (&p.leaf, p.path.as_slice()))
+        .collect();
+    harness.prepare(&leaves);
+    for p in pending {
+        if harness.should_stop().is_some() {
+            break;
+        }
+        let evaluation = harness.evaluate(&p.leaf, &p.path);
+        for &id in &p.visited {
+            state.tree.nodes[id].visits -= 1.0;
+        }
+        state.revisits = 0;
+        state.same_leaf = 1;
+        let value = if evaluation.status == Status::Ok {
+            evaluation.value
+        } else {
+            None
+        };
+        state.known.insert(p.path.clone(), value);
+        let improved = value.is_some() && harness.best_value() == value;
+        state.since_best = if improved { 0 } else { state.since_best + 1 };
+        state.last_leaf = Some(p.path);
+        restart_due |= reward(state, harness, config, &p.visited, value);
+    }
+    if restart_due {
+        state.tree = restart(root, &state.known, config, harness);
+        state.since_best = 0;
+        state.same_leaf = 0;
+    }
+}
+
+/// Selection and expansion: walks the tree from the root to a node to roll
+/// out from (a new one, or a leaf of the tree), closing children that
+/// propagation refutes or the bound prunes. Returns the nodes visited, the
+/// node and the path to it; `None` when the walk ended in an exhausted
+/// node.
+fn select_and_expand<B: Backbone>(
+    tree: &mut Tree<B>,
+    harness: &mut Harness<B>,
+    bound: &dyn Bound<B>,
+    config: &MctsConfig,
+) -> Option<(Vec<usize>, usize, Vec<Action>)> {
+    let mut node = 0;
+    let mut visited = vec![0];
+    let mut path: Vec<Action> = Vec::new();
+    loop {
+        tree.expand(node, harness);
+        let open: Vec<usize> = {
+            let children = tree.nodes[node].children.as_deref().unwrap_or(&[]);
+            (0..children.len())
+                .filter(|&i| {
+                    !children[i].closed && children[i].node.is_none_or(|c| !tree.nodes[c].exhausted)
+                })
+                .collect()
+        };
+        if tree.nodes[node]
+            .children
+            .as_ref()
+            .is_some_and(|c| c.is_empty())
+        {
+            return Some((visited, node, path)); // A leaf of the tree.
+        }
+        if open.is_empty() {
+            tree.nodes[node].exhausted = true;
+            mark_exhausted(tree, &visited);
+            return None;
+        }
+        let unvisited: Vec<usize> = open
+            .iter()
+            .copied()
+            .filter(|&i| {
+                tree.nodes[node]
+                    .children
+                    .as_ref()
+                    .is_some_and(|c| c[i].node.is_none())
+            })
+            .collect();
+        let index = if !unvisited.is_empty() {
+            unvisited[harness.rng.random_range(0..unvisited.len())]
+        } else {
+            select(tree, node, &open, config.tree)
+        };
+        let Some(next) = tree.child(node, index, harness) else {
+            continue;
+        };
+        if harness.prunes(bound, &tree.nodes[next].candidate) {
+            if let Some(children) = tree.nodes[node].children.as_mut() {
+                children[index].closed = true;
+            }
+            continue;
+        }
+        let action = tree.nodes[node]
+            .children
+            .as_ref()
+            .map(|c| c[index].action.clone());
+        path.extend(action);
+        node = next;
+        visited.push(node);
+        if !unvisited.is_empty() {
+            return Some((visited, node, path)); // Expanded a new node.
+        }
+    }
+}
+
+/// Rewards the nodes of `visited` for a leaf of `value` (`None`: failed),
+/// marks exhausted nodes, and says whether the search should restart.
+fn reward<B: Backbone>(
+    state: &mut State<B>,
+    harness: &mut Harness<B>,
+    config: &MctsConfig,
+    visited: &[usize],
+    value: Option<f64>,
+) -> bool {
+    let reward = match value {
+        Some(v) => {
+            let recent = &mut state.recent;
+            let reward =
+                if recent.is_empty() || v < recent.iter().sum::<f64>() / recent.len() as f64 {
+                    1.0
+                } else {
+                    0.0
+                };
+            recent.push(v);
+            if recent.len() > config.moving_average.max(1) {
+                recent.remove(0);
+            }
+            reward
+        }
+        None => config.failure_reward,
+    };
+    backpropagate(
+        &mut state.tree,
+        visited,
+        reward,
+        value.unwrap_or(f64::INFINITY),
+    );
+    mark_exhausted(&mut state.tree, visited);
+    if state.tree.nodes[0].exhausted {
+        harness.stop_with(StopReason::Exhausted);
+    }
+    if state.revisits > 1000 {
+        harness.stop_with(StopReason::NoNewLeaf);
+    }
+    let stalled = config.stall.is_some_and(|k| state.since_best >= k);
+    stalled || state.same_leaf >= config.same_leaf.max(2)
 }
 
 /// A new tree, with the paths of the best values rewarded and those of

@@ -7,7 +7,9 @@
 //! far, the journal of evaluations and, when resuming, the replay of a
 //! previous journal (recorded leaves are not evaluated again). One seeded
 //! generator drives every random choice, so the same seed and the same
-//! measurements give the same sequence of candidates.
+//! measurements give the same sequence of candidates (for a given batch
+//! size: searches may propose several leaves at once, see
+//! [`Harness::with_batch`]).
 //!
 //! ```
 //! use commute_runtime::search::{Budget, Outcome, SearchConfig, random_search};
@@ -28,6 +30,7 @@
 //! ```
 
 mod baselines;
+pub mod breakdown;
 mod harness;
 pub mod journal;
 mod mcts;
@@ -39,7 +42,8 @@ pub use baselines::{
     exhaustive_search, greedy_search, random_search, run_exhaustive, run_greedy, run_random,
 };
 pub use harness::{
-    Bound, Budget, Evaluator, Harness, NoBound, Outcome, SearchConfig, SearchResult, StopReason,
+    Bound, Budget, Evaluator, Harness, NoBound, Outcome, Remeasured, SearchConfig, SearchResult,
+    StopReason,
 };
 pub use mcts::{mcts, MctsConfig, RolloutPolicy, TreePolicy};
-pub use record::{Evaluation, Status};
+pub use record::{Evaluation, Flag, Phases, Revision, Status};

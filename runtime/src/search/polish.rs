@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use rand::Rng;
 
 use super::baselines::{descend, Pick};
-use super::harness::Harness;
+use super::harness::{Bound, Harness};
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -42,12 +42,15 @@ impl Seen {
 const DRAWS: usize = 64;
 
 /// A neighbour of the leaf reached by `best` from `root` that `seen` does
-/// not hold, with its path; `None` when `DRAWS` draws found none.
+/// not hold, with its path; `None` when `DRAWS` draws found none. What is
+/// left open is completed at random among the children `bound` does not
+/// prune.
 pub(crate) fn neighbour<B: Backbone>(
     root: &Candidate<B>,
     best: &[Action],
     seen: &Seen,
     harness: &mut Harness<B>,
+    bound: &dyn Bound<B>,
 ) -> Option<(Candidate<B>, Vec<Action>)> {
     if best.is_empty() {
         return None;
@@ -90,10 +93,11 @@ pub(crate) fn neighbour<B: Backbone>(
                 path.push(action.clone());
             }
         }
-        let Some(leaf) = descend(&candidate, &mut path, harness, &Pick::Uniform) else {
+        let Some(leaf) = descend(&candidate, &mut path, harness, &Pick::Uniform, bound) else {
             continue;
         };
-        if !seen.contains(&leaf) {
+        // The replayed decisions were not checked against the bound.
+        if !seen.contains(&leaf) && !harness.prunes(bound, &leaf) {
             return Some((leaf, path));
         }
     }
@@ -116,7 +120,7 @@ fn apply<B: Backbone>(candidate: &mut Candidate<B>, action: &Action) -> bool {
 mod tests {
     use super::*;
     use crate::model::*;
-    use crate::search::harness::{Budget, Outcome, SearchConfig};
+    use crate::search::harness::{Budget, NoBound, Outcome, SearchConfig};
     use crate::testing::RandomBackbone;
 
     /// `x(s)` in {A, B, C} for every `s`, unconstrained: a neighbour's
@@ -168,7 +172,8 @@ mod tests {
         };
         let mut harness = Harness::new(&mut evaluate, &config);
         let mut path = Vec::new();
-        let leaf = descend(&root, &mut path, &mut harness, &Pick::Uniform).expect("a leaf");
+        let leaf =
+            descend(&root, &mut path, &mut harness, &Pick::Uniform, &NoBound).expect("a leaf");
         test(&root, &leaf, &path, &mut Seen::default(), &mut harness);
     }
 
@@ -179,8 +184,8 @@ mod tests {
             assert!(seen.insert(best));
             let mut changes = [0; 4];
             for _ in 0..40 {
-                let (leaf, path) =
-                    neighbour(root, best_path, seen, harness).expect("unseen neighbours left");
+                let (leaf, path) = neighbour(root, best_path, seen, harness, &NoBound)
+                    .expect("unseen neighbours left");
                 assert!(leaf.is_complete());
                 let differ = root
                     .instances(&[])
@@ -207,10 +212,11 @@ mod tests {
         with_random_leaf(1, |root, best, best_path, seen, harness| {
             seen.insert(best);
             for _ in 0..2 {
-                let (leaf, _) = neighbour(root, best_path, seen, harness).expect("a neighbour");
+                let (leaf, _) =
+                    neighbour(root, best_path, seen, harness, &NoBound).expect("a neighbour");
                 assert!(seen.insert(&leaf));
             }
-            assert!(neighbour(root, best_path, seen, harness).is_none());
+            assert!(neighbour(root, best_path, seen, harness, &NoBound).is_none());
         });
     }
 }

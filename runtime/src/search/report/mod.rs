@@ -15,6 +15,7 @@ use std::path::Path;
 
 use crate::action::Action;
 use crate::model::{ChoiceKind, Model, Universe};
+use crate::search::breakdown::Breakdown;
 use crate::search::{Evaluation, Status};
 
 pub use format::plural;
@@ -50,9 +51,9 @@ pub fn text(path: &Path, main: &Run, baselines: &[Run], naming: &Naming) -> Stri
     if !(h.config.is_null() || h.config.as_object().is_some_and(|o| o.is_empty())) {
         let _ = writeln!(out, "config: {}", h.config);
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "evaluations: {} in {} ({} measured, {} failed, {} wrong; {} distinct leaves)",
+        "evaluations: {} in {} ({} measured, {} failed, {} wrong; {} distinct leaves",
         s.evaluations,
         seconds(s.elapsed),
         s.ok,
@@ -60,6 +61,21 @@ pub fn text(path: &Path, main: &Run, baselines: &[Run], naming: &Naming) -> Stri
         s.wrong,
         s.distinct_leaves
     );
+    if s.cut_off + s.timed_out > 0 {
+        let _ = write!(
+            out,
+            "; of the measured, {} cut off after one run and {} stopped at the run timeout",
+            s.cut_off, s.timed_out
+        );
+    }
+    let _ = writeln!(out, ")");
+    if let Some(breakdown) = Breakdown::of(&main.evaluations) {
+        let _ = write!(
+            out,
+            "where the {} went:\n{breakdown}",
+            seconds(breakdown.wall)
+        );
+    }
     if s.wrong > 0 {
         let _ = writeln!(
             out,

@@ -6,12 +6,19 @@
 //! declaration; a variable index ([`Var`]) points into the scope of the
 //! declaration it appears in. Objects bound to the variables of one scope
 //! are pairwise distinct.
+//!
+//! A model fits the engine's [`limits`](crate::limits): generated models of
+//! checked spaces always do, and the engine checks hand-written ones with
+//! [`Model::over_limit`] before it lays out a backbone.
 
-/// Index of a variable in its scope.
+use crate::vocabulary::{CompareOp, CounterOp, PropertyType};
+
+/// Index of a variable in its scope (below
+/// [`MAX_VARS`](crate::limits::MAX_VARS)).
 pub type Var = u8;
 
 /// A set of the space.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct SetDef {
     /// The set's name in the space.
     pub name: &'static str,
@@ -25,9 +32,10 @@ pub struct SetDef {
 }
 
 /// How the engine maintains a quotient set.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct QuotientDef {
-    /// The membership choice: `flag(params..., x)`, value 0 is TRUE.
+    /// The membership choice: `flag(params..., x)`, whose value
+    /// [`QUOTIENT_TRUE`](crate::QUOTIENT_TRUE) puts `x` in the set.
     pub flag: u16,
 }
 
@@ -41,7 +49,7 @@ impl SetDef {
 
 /// A variable: the set its objects come from, applied to earlier
 /// variables of the same scope if the set is parametrized.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct VarDef {
     /// The variable's name, without its `$`.
     pub name: &'static str,
@@ -52,19 +60,8 @@ pub struct VarDef {
     pub args: &'static [Var],
 }
 
-/// What a host property returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PropertyType {
-    /// `bool`.
-    Bool,
-    /// `int`.
-    Int,
-    /// `[int]`, a list of integers (the universe of integer choices).
-    IntList,
-}
-
 /// A property of objects that the host answers (through the backbone).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct PropertyDef {
     /// The property's name in the space.
     pub name: &'static str,
@@ -76,7 +73,7 @@ pub struct PropertyDef {
 
 /// A choice: one decision per tuple of distinct objects of its
 /// parameters' sets (an instance).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct ChoiceDef {
     /// The choice's name in the space.
     pub name: &'static str,
@@ -92,15 +89,16 @@ pub struct ChoiceDef {
 }
 
 /// What the instances of a choice take.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ChoiceKind {
     /// One of named values, value `i` being bit `i` of a mask (so at
-    /// most 64).
+    /// most [`MAX_VALUES`](crate::limits::MAX_VALUES)).
     Enum {
         /// The values' names, in declaration order.
         values: &'static [&'static str],
     },
-    /// One integer of a universe (at most 64 values per instance).
+    /// One integer of a universe (at most
+    /// [`MAX_VALUES`](crate::limits::MAX_VALUES) values per instance).
     Integer {
         /// Where each instance's values come from.
         universe: Universe,
@@ -110,7 +108,7 @@ pub enum ChoiceKind {
 }
 
 /// The values an integer choice's instance may take.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Universe {
     /// The same values for every instance.
     List(&'static [i64]),
@@ -138,18 +136,9 @@ pub enum Symmetry {
     },
 }
 
-/// How a counter combines its increments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CounterOp {
-    /// Adds them (starting from 0).
-    Sum,
-    /// Multiplies them (starting from 1).
-    Mul,
-}
-
 /// A counter: for every binding of its quantified variables whose
 /// condition holds, its increment is added or multiplied in.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct CounterDef {
     /// How increments combine.
     pub op: CounterOp,
@@ -165,7 +154,7 @@ pub struct CounterDef {
 }
 
 /// A choice applied to variables of the enclosing scope.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct InstanceRef {
     /// The choice.
     pub choice: u16,
@@ -174,7 +163,7 @@ pub struct InstanceRef {
 }
 
 /// An integer operand of a comparison or a counter.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Term {
     /// A literal integer.
     Const(i64),
@@ -187,54 +176,14 @@ pub enum Term {
     },
     /// An integer choice or a counter applied to variables.
     Choice(InstanceRef),
-}
-
-/// A comparison of two integers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareOp {
-    /// `==`.
-    Eq,
-    /// `!=`.
-    Ne,
-    /// `<`.
-    Lt,
-    /// `<=`.
-    Le,
-    /// `>`.
-    Gt,
-    /// `>=`.
-    Ge,
-}
-
-impl CompareOp {
-    /// Whether `lhs op rhs` holds.
-    pub fn eval(self, lhs: i64, rhs: i64) -> bool {
-        match self {
-            CompareOp::Eq => lhs == rhs,
-            CompareOp::Ne => lhs != rhs,
-            CompareOp::Lt => lhs < rhs,
-            CompareOp::Le => lhs <= rhs,
-            CompareOp::Gt => lhs > rhs,
-            CompareOp::Ge => lhs >= rhs,
-        }
-    }
-
-    /// The operator as the space writes it.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            CompareOp::Eq => "==",
-            CompareOp::Ne => "!=",
-            CompareOp::Lt => "<",
-            CompareOp::Le => "<=",
-            CompareOp::Gt => ">",
-            CompareOp::Ge => ">=",
-        }
-    }
+    /// The product of two or more terms (none of them a product), in
+    /// comparisons only.
+    Product(&'static [Term]),
 }
 
 /// A test on the variables of a scope: a constraint is a disjunction of
 /// literals, a counter's or a trigger's condition a conjunction.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Literal {
     /// The enum instance takes a value of the mask.
     Is {
@@ -274,7 +223,7 @@ pub enum Literal {
 }
 
 /// `forall vars: literals[0] || literals[1] || ...`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct ConstraintDef {
     /// The quantified variables.
     pub vars: &'static [VarDef],
@@ -287,7 +236,7 @@ pub struct ConstraintDef {
 }
 
 /// What a trigger does for each binding whose condition is certain.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum TriggerAction {
     /// Calls a host callback, which may add objects to sets.
     Callback {
@@ -308,7 +257,7 @@ pub enum TriggerAction {
 }
 
 /// `forall vars: when condition, action`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct TriggerDef {
     /// The quantified variables.
     pub vars: &'static [VarDef],
@@ -321,7 +270,7 @@ pub struct TriggerDef {
 }
 
 /// A host callback that triggers call.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct CallbackDef {
     /// The callback's name in the space.
     pub name: &'static str,
@@ -330,16 +279,17 @@ pub struct CallbackDef {
 }
 
 /// A literal of a constraint that reads a choice.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClauseRef {
     /// The constraint.
     pub constraint: u16,
-    /// The literal's index in the constraint.
+    /// The literal's index in the constraint (so a constraint has at most
+    /// [`MAX_CONDITIONS`](crate::limits::MAX_CONDITIONS) literals).
     pub literal: u8,
 }
 
 /// A whole space.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Model {
     /// The space's name.
     pub name: &'static str,

@@ -1,0 +1,106 @@
+//! Small programs built and run the way candidates are (the same
+//! compiler, with the user's flags), to measure the machine, and the
+//! preprocessor run over a kernel to read the values of its macros.
+
+use std::fs::{self, File};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::build::{Build, CompileResult, Toolchain};
+use super::config::HarnessConfig;
+use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
+
+/// The flags a candidate gets (the dump aside), then `extra`.
+fn flags(config: &HarnessConfig, extra: &[&str]) -> Vec<String> {
+    let mut flags = config.compiler.builtin_flags();
+    flags.extend(config.cflags.iter().cloned());
+    for dir in &config.include_dirs {
+        flags.push("-I".to_string());
+        flags.push(dir.display().to_string());
+    }
+    flags.extend(extra.iter().map(|f| f.to_string()));
+    flags
+}
+
+/// Builds `source` in `dir` with the candidates' flags followed by `extra`
+/// (later flags win), runs it once with `threads` OpenMP threads, and
+/// returns its standard output; a message if it does not build or run
+/// within `timeout` (each).
+pub fn run_probe(
+    config: &HarnessConfig,
+    dir: &Path,
+    source: &str,
+    extra: &[&str],
+    threads: usize,
+    timeout: Duration,
+) -> Result<String, String> {
+    let flags = flags(config, extra);
+    let toolchain = Toolchain {
+        compiler: &config.compiler.path,
+        flags: &flags,
+        timeout,
+    };
+    match toolchain.compile(dir, Build::Timed, source) {
+        Ok((CompileResult::Built, _)) => {}
+        Ok((CompileResult::Failed(log), _)) => return Err(format!("does not compile: {log}")),
+        Ok((CompileResult::TimedOut(s), _)) => {
+            return Err(format!("does not compile within {s:.1} s"))
+        }
+        Err(e) => return Err(e.to_string()),
+    }
+    let run_dir = Build::Timed.dir(dir);
+    let out_path = run_dir.join("probe.stdout");
+    let out = File::create(&out_path).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let mut child = spawn(
+        Command::new(Build::Timed.binary(dir))
+            .current_dir(&run_dir)
+            .env("OMP_NUM_THREADS", threads.max(1).to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::null()),
+    )
+    .map_err(|e| e.to_string())?;
+    match wait_with_deadline(&mut child, start, timeout, false).map_err(|e| e.to_string())? {
+        Some(status) if status.success() => read_lossy(&out_path).map_err(|e| e.to_string()),
+        Some(status) => Err(format!("failed: {}", describe_status(status))),
+        None => Err(format!("ran longer than {:.1} s", timeout.as_secs_f64())),
+    }
+}
+
+/// `source` through the C preprocessor (`-E`) with the candidates' flags
+/// (the dump's included) and `extra`, in `dir`: the text the compiler
+/// reads, macros expanded.
+pub fn preprocess(
+    config: &HarnessConfig,
+    dir: &Path,
+    source: &str,
+    extra: &[&str],
+    timeout: Duration,
+) -> Result<String, String> {
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let input = dir.join("preprocess.c");
+    fs::write(&input, source).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
+    let output = dir.join("preprocess.i");
+    let mut command = Command::new(&config.compiler.path);
+    command
+        .args(flags(config, extra))
+        .arg("-DPOLYBENCH_DUMP_ARRAYS")
+        .args(["-E", "-P", "preprocess.c", "-o", "preprocess.i"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    new_process_group(&mut command);
+    let start = Instant::now();
+    let mut child = spawn(&mut command).map_err(|e| e.to_string())?;
+    match wait_with_deadline(&mut child, start, timeout, true).map_err(|e| e.to_string())? {
+        Some(status) if status.success() => read_lossy(&output).map_err(|e| e.to_string()),
+        Some(status) => Err(format!(
+            "the preprocessor failed: {}",
+            describe_status(status)
+        )),
+        None => Err("the preprocessor ran too long".to_string()),
+    }
+}

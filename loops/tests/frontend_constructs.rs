@@ -342,3 +342,32 @@ fn files_without_a_region_list_their_nests_and_one_is_picked() {
         .to_string();
     assert!(message.contains("no such loop nest"), "{message}");
 }
+
+/// A timing loop calling a function around a kernel, as benchmark suites
+/// write them: the loop does not read, the nests inside it do.
+const TIMED: &str = "void observe(double *a);\nvoid kernel(int n, int reps, double a[n][n]) {\n  for (int r = 0; r < reps; r++) {\n    for (int i = 0; i < n; i++)\n      for (int j = 0; j < n; j++)\n        a[i][j] = a[i][j] * 0.5 + r;\n    for (int t = 0; t < 2; t++) {\n      observe(&a[0][0]);\n      for (int i = 1; i < n; i++)\n        a[i][0] += a[i - 1][0];\n    }\n    observe(&a[0][0]);\n  }\n}\n";
+
+#[test]
+fn nests_inside_a_loop_that_does_not_read_are_listed_and_picked() {
+    let nests = list_nests("timed.c", TIMED).expect("parses");
+    let described: Vec<String> = nests.iter().map(|n| n.describe()).collect();
+    assert_eq!(
+        described,
+        [
+            "kernel, line 3: not read: line 8, column 7: function call: not supported inside the loop nest: only `for` loops, `if` statements, scalar declarations and assignments are",
+            "kernel, line 4 (in the loop of line 3): depth 2, 1 statement",
+            "kernel, line 7 (in the loop of line 3): not read: line 8, column 7: function call: not supported inside the loop nest: only `for` loops, `if` statements, scalar declarations and assignments are",
+            "kernel, line 9 (in the loop of line 7): depth 1, 1 statement",
+        ]
+    );
+    // The enclosing counter is a value the nest reads, fixed while it runs.
+    let kernel = read_nest("timed.c", TIMED, Some("5")).expect("by a line inside it");
+    assert_eq!(kernel.line_column(kernel.region.start).0, 4);
+    assert_eq!(kernel.loops.len(), 2);
+    let kernel = read_nest("timed.c", TIMED, Some("10")).expect("two levels down");
+    assert_eq!(kernel.line_column(kernel.region.start).0, 9);
+    let message = read_nest("timed.c", TIMED, Some("kernel"))
+        .expect_err("two readable nests")
+        .to_string();
+    assert!(message.contains("give `--nest LINE`"), "{message}");
+}

@@ -180,13 +180,19 @@ enum Command {
     /// original program where the fixed ones allow it.
     Lower(commute_loops::tune::LowerOptions),
     /// Show what commute reads of a C file's loop nest (between `#pragma
-    /// scop` and `#pragma endscop`): loops, bounds, statements, accesses.
+    /// scop` and `#pragma endscop`, or one of its loop nests): loops,
+    /// bounds, statements, accesses, dependences and the loop space.
     Show {
         #[arg(value_name = "KERNEL.c")]
         file: PathBuf,
         /// List every open decision (by default, the first 40 of each choice).
         #[arg(long)]
         all: bool,
+        /// In a file without `#pragma scop`: the loop nest to show, by its
+        /// function's name or a line inside it (without it, the file's
+        /// nests are listed).
+        #[arg(long, value_name = "FUNCTION|LINE")]
+        nest: Option<String>,
     },
     /// Propagate a space file on a host file, with fixed decisions: print
     /// every domain left, or the dead end (the constraint, its place and
@@ -311,7 +317,7 @@ fn main() -> ExitCode {
             };
             exit_code(search::run(&options))
         }
-        Command::Show { file, all } => exit_code(show::run(&file, all)),
+        Command::Show { file, all, nest } => exit_code(show::run(&file, all, nest.as_deref())),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Explore(args) => exit_code(hosted::explore(&args)),

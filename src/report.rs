@@ -105,12 +105,17 @@ fn known_model(space: &str) -> Option<&'static Model> {
 /// Writes a decision for people.
 type Describer = Box<dyn Fn(&Action) -> String>;
 
-/// For a journal of `commute tune` (space `loops:KERNEL.c`) whose kernel
+/// For a journal of `commute tune` (space `loops:KERNEL.c`, with `--nest
+/// NEST` after it when one was picked) whose kernel
 /// can still be read: decisions written with the kernel's names
 /// (`dim_kind(j#2) = VECTOR`, `tile_size(i) = 32`).
 fn kernel_names(space: &str) -> Option<Describer> {
-    let path = space.strip_prefix("loops:")?;
-    let kernel = read_kernel_file(Path::new(path)).ok()?;
+    let kernel = space.strip_prefix("loops:")?;
+    let (path, nest) = match kernel.rsplit_once(" --nest ") {
+        Some((path, nest)) => (path, Some(nest)),
+        None => (kernel, None),
+    };
+    let kernel = read_kernel_file(Path::new(path), nest).ok()?;
     let host = KernelHost::new(kernel);
     let names = Names::new(&host);
     let root = Candidate::new(LoopBackbone(host)).ok()?;

@@ -2,9 +2,13 @@
 //! and the loop space it gives.
 
 use commute_loops::analysis::dependences::dependences;
-use commute_loops::frontend::{read_kernel_file, Access, Kernel, LoopId};
+use commute_loops::frontend::{
+    has_scop_region, list_nests, read_kernel_file, Access, Affine, Direction, Kernel, LoopId,
+    RegionKind,
+};
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
+use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{dim_kind, order, tile_size, Backbone, StatementsId};
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
@@ -13,8 +17,38 @@ use commute_runtime::{Action, Candidate, Domain, InstanceId};
 /// Open decisions listed per choice unless `--all` is given.
 const LISTED_PER_CHOICE: usize = 40;
 
-pub fn run(path: &std::path::Path, all: bool) -> Result<(), String> {
-    let kernel = read_kernel_file(path)?;
+/// Knuth probes behind the estimated number of candidates.
+const ESTIMATE_PROBES: usize = 1000;
+
+/// The longest the estimate may take: a probe of a kernel with thousands
+/// of open decisions (PolyBench's deriche) propagates thousands of times.
+const ESTIMATE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+pub fn run(path: &std::path::Path, all: bool, nest: Option<&str>) -> Result<(), String> {
+    if nest.is_none() {
+        let name = path.display().to_string();
+        let source = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        if !has_scop_region(&name, &source).map_err(|e| e.to_string())? {
+            // Without a region, the file's loop nests; the only readable
+            // one is shown.
+            let nests = list_nests(&name, &source).map_err(|e| e.to_string())?;
+            say!("{name}: no `#pragma scop` region; its loop nests:");
+            for n in &nests {
+                say!("  {}", n.describe());
+            }
+            let readable = nests.iter().filter(|n| n.outcome.is_ok()).count();
+            if readable != 1 {
+                say!("`--nest FUNCTION` or `--nest LINE` shows one of them");
+                return if readable == 0 {
+                    Err(format!("{name}: no loop nest reads"))
+                } else {
+                    Ok(())
+                };
+            }
+        }
+    }
+    let kernel = read_kernel_file(path, nest)?;
     print(&kernel);
     print_space(kernel, all)
 }
@@ -26,8 +60,9 @@ pub fn run(path: &std::path::Path, all: bool) -> Result<(), String> {
 fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
     let host = KernelHost::new(kernel);
     let names = Names::new(&host);
-    let root = Candidate::new(Backbone(host.clone()))
+    let mut root = Candidate::new(Backbone(host.clone()))
         .map_err(|e| format!("the loop space has no candidate: {e}"))?;
+    pin_straight_line_code(&host, &mut root)?;
     say!(
         "loop space ({}): objects {}",
         commute_loops::space::SOURCE_FILE,
@@ -89,9 +124,16 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
             say!("    {}", line.replacen(" = ", " in ", 1));
         }
     }
-    let estimate = knuth(&root, &EstimateOptions::new(&priority, 1000, 1));
+    let options =
+        EstimateOptions::new(&priority, ESTIMATE_PROBES, 1).with_time_limit(ESTIMATE_TIME);
+    let estimate = knuth(&root, &options);
+    let cut = if estimate.samples < ESTIMATE_PROBES {
+        format!(" in the {} s allowed", ESTIMATE_TIME.as_secs())
+    } else {
+        String::new()
+    };
     say!(
-        "estimated candidates (Knuth, {} probes): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end",
+        "estimated candidates (Knuth, {} probes{cut}): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end",
         estimate.samples,
         estimate.mean,
         estimate.low,
@@ -113,24 +155,69 @@ fn access(kernel: &Kernel, access: &Access) -> String {
 fn print(kernel: &Kernel) {
     let (first, _) = kernel.line_column(kernel.region.start);
     let (last, _) = kernel.line_column(kernel.region.end);
-    say!(
-        "{}: scop region, lines {first} to {}",
-        kernel.path,
-        last.saturating_sub(1).max(first)
-    );
+    match &kernel.region_kind {
+        RegionKind::Scop => say!(
+            "{}: scop region, lines {first} to {}",
+            kernel.path,
+            last.saturating_sub(1).max(first)
+        ),
+        RegionKind::Nest { function } => say!(
+            "{}: loop nest of `{function}`, lines {first} to {last}",
+            kernel.path
+        ),
+    }
     if !kernel.params.is_empty() {
         say!("parameters: {}", kernel.params.join(", "));
+    }
+    for local in &kernel.locals {
+        say!(
+            "local scalar: {} {} (one variable for the whole nest)",
+            local.type_name,
+            local.name
+        );
+    }
+    for array in &kernel.linearized {
+        let sizes: Vec<String> = array
+            .sizes
+            .iter()
+            .map(|&p| format!("[{}]", kernel.params[p]))
+            .collect();
+        say!(
+            "linearized array: {}[]{} (its subscripts split into dimensions)",
+            array.name,
+            sizes.concat()
+        );
+    }
+    for (a, b) in &kernel.aliasing {
+        say!("may alias: {a} and {b} (a pointer without `restrict`): each access of one may touch any element of the other");
     }
     say!("loops:");
     for (index, l) in kernel.loops.iter().enumerate() {
         let depth = std::iter::successors(l.parent, |p| kernel.loops[p.0].parent).count();
         let (line, _) = kernel.line_column(l.span.start);
+        let range = match &l.direction {
+            Direction::Up => format!(
+                "{} in [{}, {})",
+                l.iterator,
+                l.lower.display(kernel),
+                l.upper.display(kernel)
+            ),
+            Direction::Down { first } => {
+                let last = first
+                    .clone()
+                    .add(&l.upper, -1)
+                    .and_then(|x| x.add(&Affine::constant(1), 1))
+                    .map_or_else(|| "?".to_string(), |x| x.display(kernel));
+                format!(
+                    "{} from {} down to {last}",
+                    l.iterator,
+                    first.display(kernel)
+                )
+            }
+        };
         say!(
-            "  L{index} {}for {} in [{}, {})  (line {line})",
-            "  ".repeat(depth),
-            l.iterator,
-            l.lower.display(kernel),
-            l.upper.display(kernel)
+            "  L{index} {}for {range}  (line {line})",
+            "  ".repeat(depth)
         );
     }
     say!("statements:");
@@ -143,6 +230,20 @@ fn print(kernel: &Kernel) {
             .collect();
         let reads: Vec<String> = s.reads.iter().map(|a| access(kernel, a)).collect();
         say!("  S{index} in ({})  (line {line})", loops.join(", "));
+        if !s.guards.is_empty() {
+            let guards: Vec<String> = s
+                .guards
+                .iter()
+                .map(|g| format!("{} >= 0", g.display(kernel)))
+                .collect();
+            say!("      when   {}", guards.join(" and "));
+        }
+        if s.code.trim_start().starts_with("if") {
+            say!(
+                "      runs   {}",
+                s.code.split_whitespace().collect::<Vec<_>>().join(" ")
+            );
+        }
         say!("      writes {}", access(kernel, &s.write));
         say!(
             "      reads  {}",
@@ -155,7 +256,7 @@ fn print(kernel: &Kernel) {
     }
     let deps = dependences(kernel);
     say!(
-        "dependences ({}; distances are sink minus source; +, - and * are a sign only, or any):",
+        "dependences ({}; distances are sink minus source, in iterations (a loop counting down counts them up); +, - and * are a sign only, or any):",
         deps.len()
     );
     for d in &deps {

@@ -5,7 +5,8 @@
 //! The pipeline, one folder per stage:
 //!
 //! - [`frontend`] reads the region between `#pragma scop` and `#pragma
-//!   endscop` into a [`frontend::Kernel`];
+//!   endscop`, or one loop nest of a file without them, into a
+//!   [`frontend::Kernel`];
 //! - [`analysis`] finds the dependences between statement instances (with
 //!   Fourier–Motzkin inequalities) and which loops may fuse;
 //! - [`space`] is the generated space (`loops/loops.space`) with the

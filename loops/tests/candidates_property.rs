@@ -1,10 +1,12 @@
 //! The loop space never changes a program's result: small random affine
-//! loop nests are generated as C, every fully decided candidate of their
-//! space is enumerated, and the reference interpreter runs each loop tree:
-//! the memory must equal the original program's, and no parallel or vector
-//! loop may race.
+//! loop nests (loops counting down, statements under affine conditions,
+//! conditional expressions among them) are generated as C, every fully
+//! decided candidate of their space is enumerated, and the reference
+//! interpreter runs each loop tree: the memory must equal the original
+//! program's, no parallel or vector loop may race, and no statement may
+//! run outside its domain.
 
-use commute_loops::emit::interpret::{run, Memory, RunError};
+use commute_loops::emit::interpret::{run, Element, Memory, RunError};
 use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_loops::space::host::KernelHost;
@@ -37,6 +39,9 @@ const STYLE: Style = Style {
     extents: (4, 9),
     repeat_bounds: 0.4,
     more: 0.5,
+    down: 0.25,
+    guard: 0.3,
+    conditional: 0.15,
     head: "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {\n  int i, j, k, l;",
 };
 
@@ -104,11 +109,30 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // loop outside one whose bounds read its iterator, with loops of
     // different depths or bounds merged.
     let mut features = [0usize; 9];
+    // Nests with loops counting down, statements under conditions,
+    // conditional expressions.
+    let mut constructs = [0usize; 3];
     for seed in 0..cases {
         let source = random_nests::program(&STYLE, seed);
-        let kernel = read_kernel("random.c", &source)
-            .unwrap_or_else(|e| panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"));
+        let kernel = match read_kernel("random.c", &source) {
+            Ok(kernel) => kernel,
+            // Conditions that never hold leave nothing to check.
+            Err(e) if e.message.contains("ever runs") => continue,
+            Err(e) => panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"),
+        };
         let expected = reference(&kernel);
+        // The original tree runs exactly the statements' domains: it
+        // writes what running the nest directly writes.
+        let mut written: Vec<&Element> = expected.keys().collect();
+        written.sort();
+        assert_eq!(
+            written,
+            direct_writes(&kernel).iter().collect::<Vec<_>>(),
+            "seed {seed}: the original tree runs other instances\n{source}"
+        );
+        constructs[0] += usize::from(kernel.loops.iter().any(|l| l.is_down()));
+        constructs[1] += usize::from(kernel.statements.iter().any(|s| !s.guards.is_empty()));
+        constructs[2] += usize::from(source.contains(" ? "));
         let host = KernelHost::new(kernel.clone());
         let enumeration = enumerate(&root(&host), &[], per_nest);
         assert!(
@@ -192,6 +216,56 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         features.iter().all(|&f| f > 0),
         "every kind of transformation is exercised: {features:?}"
     );
+    eprintln!("nests with loops counting down, guarded statements, conditional expressions: {constructs:?}");
+    assert!(constructs.iter().all(|&c| c > 0), "{constructs:?}");
+}
+
+/// The elements the nest writes, run directly from the kernel's loops
+/// and conditions (no parameters), sorted.
+fn direct_writes(kernel: &Kernel) -> Vec<Element> {
+    fn value(a: &Affine, counters: &[i64]) -> i64 {
+        a.constant
+            + a.terms
+                .iter()
+                .map(|(v, c)| match v {
+                    Variable::Iterator(l) => c * counters[l.0],
+                    Variable::Param(_) => unreachable!("no parameters"),
+                })
+                .sum::<i64>()
+    }
+    fn run(kernel: &Kernel, depth: &[LoopId], counters: &mut Vec<i64>, out: &mut Vec<Element>) {
+        for (s, statement) in kernel.statements.iter().enumerate() {
+            let _ = s;
+            if statement.loops == depth && statement.guards.iter().all(|g| value(g, counters) >= 0)
+            {
+                let element = (
+                    statement.write.name.clone(),
+                    statement
+                        .write
+                        .subscripts
+                        .iter()
+                        .map(|x| value(x, counters))
+                        .collect(),
+                );
+                out.push(element);
+            }
+        }
+        for (l, lp) in kernel.loops.iter().enumerate() {
+            if lp.parent == depth.last().copied() {
+                let mut inner = depth.to_vec();
+                inner.push(LoopId(l));
+                for c in value(&lp.lower, counters)..value(&lp.upper, counters) {
+                    counters[l] = c;
+                    run(kernel, &inner, counters, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    run(kernel, &[], &mut vec![0; kernel.loops.len()], &mut out);
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Whether a statement has a loop inside one of its loops that reads

@@ -4,7 +4,7 @@ use commute_loops::analysis::dependences::{dependences, Dependence, Distance, Ki
 use commute_loops::frontend::{read_kernel, Kernel, LoopId};
 
 fn kernel(body: &str) -> Kernel {
-    let source = format!("void f(int n, double *s) {{\n  int i, j, k, t;\n#pragma scop\n{body}\n#pragma endscop\n}}\n");
+    let source = format!("void f(int n, double *restrict s) {{\n  int i, j, k, t;\n#pragma scop\n{body}\n#pragma endscop\n}}\n");
     read_kernel("k.c", &source).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -14,7 +14,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use commute_loops::analysis::dependences::{dependences, Dependence, Distance, Kind};
-use commute_loops::frontend::{read_kernel, Access, Kernel, LoopId, StatementId};
+use commute_loops::frontend::{read_nest, Access, Kernel, LoopId, StatementId};
 
 /// What one example is made of, and how to build it small.
 struct Example {
@@ -31,6 +31,8 @@ struct Example {
     facts: fn(&Check),
     /// `-D` macros for a small, quick run.
     small: &'static [(&'static str, usize)],
+    /// For a file without `#pragma scop`: the nest to read (`--nest`).
+    nest: Option<&'static str>,
     /// The arrays dumped and their number of values at the small sizes.
     dumps: &'static [(&'static str, usize)],
 }
@@ -50,6 +52,7 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: gemm,
         small: &[("NI", 20), ("NJ", 25), ("NK", 30)],
+        nest: None,
         dumps: &[("C", 20 * 25)],
     },
     Example {
@@ -73,6 +76,7 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: two_mm,
         small: &[("NI", 16), ("NJ", 18), ("NK", 20), ("NL", 22)],
+        nest: None,
         dumps: &[("D", 16 * 22)],
     },
     Example {
@@ -89,6 +93,7 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: syrk,
         small: &[("N", 24), ("M", 20)],
+        nest: None,
         dumps: &[("C", 24 * 24)],
     },
     Example {
@@ -107,6 +112,7 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: atax,
         small: &[("M", 30), ("N", 34)],
+        nest: None,
         dumps: &[("y", 34)],
     },
     Example {
@@ -132,6 +138,7 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: covariance,
         small: &[("M", 20), ("N", 26)],
+        nest: None,
         dumps: &[("cov", 20 * 20)],
     },
     Example {
@@ -155,6 +162,7 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: jacobi_2d,
         small: &[("TSTEPS", 5), ("N", 20)],
+        nest: None,
         dumps: &[("A", 20 * 20)],
     },
     Example {
@@ -172,6 +180,7 @@ const EXAMPLES: &[Example] = &[
         )],
         facts: seidel_2d,
         small: &[("TSTEPS", 5), ("N", 20)],
+        nest: None,
         dumps: &[("A", 20 * 20)],
     },
     Example {
@@ -190,7 +199,91 @@ const EXAMPLES: &[Example] = &[
         ],
         facts: lu,
         small: &[("N", 24)],
+        nest: None,
         dumps: &[("A", 24 * 24)],
+    },
+    Example {
+        name: "backsolve",
+        loops: &[
+            ("i in [0, N)", None),
+            ("r in [0, M)", Some(0)),
+            ("j in [i + 1, N)", Some(0)),
+            ("r in [0, M)", Some(2)),
+            ("r in [0, M)", Some(0)),
+        ],
+        statements: &[
+            (&[0, 1], "X[i][r] <- B[i][r]"),
+            (&[0, 2, 3], "X[i][r] <- X[i][r], U[i][j], X[j][r]"),
+            (&[0, 4], "X[i][r] <- X[i][r], U[i][i]"),
+        ],
+        facts: backsolve,
+        small: &[("N", 24), ("M", 20)],
+        nest: None,
+        dumps: &[("X", 24 * 20)],
+    },
+    Example {
+        name: "edit-distance",
+        loops: &[
+            ("p in [0, NI)", None),
+            ("i in [0, N + 1)", Some(0)),
+            ("j in [0, N + 1)", Some(1)),
+        ],
+        statements: &[
+            (&[0, 1, 2], "D[p][i][j] <- "),
+            (&[0, 1, 2], "D[p][i][j] <- "),
+            (
+                &[0, 1, 2],
+                "D[p][i][j] <- D[p][i - 1][j], D[p][i][j - 1], D[p][i - 1][j], D[p][i][j - 1]",
+            ),
+            (
+                &[0, 1, 2],
+                "D[p][i][j] <- D[p][i - 1][j - 1], a[p][i - 1], b[p][j - 1], D[p][i][j], \
+                 D[p][i - 1][j - 1], a[p][i - 1], b[p][j - 1], D[p][i][j]",
+            ),
+        ],
+        facts: edit_distance,
+        small: &[("NI", 6), ("N", 20)],
+        nest: None,
+        dumps: &[("D", 6 * 21 * 21)],
+    },
+    Example {
+        name: "normalize",
+        loops: &[
+            ("i in [0, N)", None),
+            ("j in [0, M)", Some(0)),
+            ("j in [0, M)", Some(0)),
+        ],
+        statements: &[
+            (&[0], "norm[i] <- "),
+            (&[0, 1], "norm[i] <- norm[i], X[i][j], X[i][j]"),
+            (&[0], "norm[i] <- norm[i]"),
+            (&[0], "norm[i] <- norm[i], EPS, norm[i]"),
+            (&[0, 2], "Y[i][j] <- X[i][j], norm[i]"),
+            (
+                &[0, 2],
+                "Y[i][j] <- Y[i][j], Y[i][j], CLAMP, Y[i][j], CLAMP, CLAMP, CLAMP",
+            ),
+        ],
+        facts: normalize,
+        small: &[("N", 20), ("M", 24)],
+        nest: None,
+        dumps: &[("Y", 20 * 24)],
+    },
+    Example {
+        name: "matmul-pointers",
+        loops: &[
+            ("i in [0, ni)", None),
+            ("j in [0, nj)", Some(0)),
+            ("k in [0, nk)", Some(1)),
+        ],
+        statements: &[
+            (&[0, 1], "C[i][j] <- "),
+            (&[0, 1, 2], "C[i][j] <- C[i][j], A[i][k], B[k][j]"),
+        ],
+        facts: matmul_pointers,
+        small: &[("NI", 20), ("NJ", 25), ("NK", 30)],
+        nest: Some("matmul"),
+        dumps: &[("C", 20 * 25)],
     },
     Example {
         name: "abt",
@@ -202,6 +295,7 @@ const EXAMPLES: &[Example] = &[
         statements: &[(&[0, 1, 2], "C[i][j] <- C[i][j], A[i][k], B[j][k]")],
         facts: abt,
         small: &[("NI", 20), ("NJ", 24), ("NK", 28)],
+        nest: None,
         dumps: &[("C", 20 * 24)],
     },
 ];
@@ -529,6 +623,70 @@ fn lu(c: &Check) {
     }
 }
 
+/// Rows are solved from the last up (the counter of `i` counts them):
+/// S1 reads X[j][r] for rows j > i, which S2 finished in earlier
+/// iterations of i, so i carries; j carries the accumulation into
+/// X[i][r]; no `r` loop carries anything.
+fn backsolve(c: &Check) {
+    c.assert_carrying(&[0, 2]);
+    let rows = c.expect_distances(Kind::Flow, 2, 1, "X", &[PLUS]);
+    c.assert_may_be_carried_by(rows, &[0]);
+    c.expect_distances(Kind::Flow, 1, 1, "X", &[Exact(0), PLUS, Exact(0)]);
+}
+
+/// The first row (S0, `i == 0`) and column (S1, `j == 0`) are written
+/// under conditions that keep them apart from each other and from the
+/// inner entries (S2, S3, `i, j >= 1`); S2 and S3 read the entries above
+/// and to the left, so i and j carry, and the pairs (p) are independent.
+fn edit_distance(c: &Check) {
+    c.assert_carrying(&[1, 2]);
+    let guards: Vec<Vec<String>> = c
+        .kernel
+        .statements
+        .iter()
+        .map(|s| s.guards.iter().map(|g| g.display(&c.kernel)).collect())
+        .collect();
+    assert_eq!(
+        guards,
+        [
+            vec!["-i"],
+            vec!["i - 1", "-j"],
+            vec!["i - 1", "j - 1"],
+            vec!["i - 1", "j - 1"]
+        ]
+    );
+    assert!(c.between(&[0], &[1]).is_empty() && c.between(&[1], &[0]).is_empty());
+    c.expect_distances(Kind::Flow, 0, 2, "D", &[Exact(0), Exact(1), Exact(0)]);
+    c.expect_distances(Kind::Flow, 3, 2, "D", &[Exact(0), Exact(0), Exact(1)]);
+}
+
+/// Each row's norm is a sum over the first j loop (which carries it); the
+/// clamp chain (S5) is one statement updating what S4 wrote in the same
+/// iteration; rows are independent.
+fn normalize(c: &Check) {
+    c.assert_carrying(&[1]);
+    let clamp = c.expect_distances(Kind::Flow, 4, 5, "Y", &[Exact(0), Exact(0)]);
+    assert_eq!(clamp.carrier(), None);
+    assert!(c.kernel.statements[5]
+        .code
+        .starts_with("if (Y[i][j] > CLAMP)"));
+}
+
+/// The product through `restrict` pointers: each subscript splits into a
+/// row and a column, and only k carries the accumulation into C[i][j].
+fn matmul_pointers(c: &Check) {
+    c.assert_carrying(&[2]);
+    let names: Vec<&str> = c
+        .kernel
+        .linearized
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(names, ["A", "B", "C"]);
+    assert!(c.kernel.aliasing.is_empty());
+    c.expect_distances(Kind::Flow, 1, 1, "C", &[Exact(0), Exact(0), PLUS]);
+}
+
 fn access_text(kernel: &Kernel, access: &Access) -> String {
     let subscripts: String = access
         .subscripts
@@ -544,7 +702,7 @@ fn read_and_check(name: &str) {
     let path = examples_dir().join(format!("{name}.c"));
     let source = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let kernel = read_kernel(&format!("examples/{name}.c"), &source)
+    let kernel = read_nest(&format!("examples/{name}.c"), &source, example.nest)
         .unwrap_or_else(|e| panic!("the front-end refuses {name}: {e}"));
     let loops: Vec<(String, Option<usize>)> = kernel
         .loops
@@ -614,6 +772,10 @@ reading_tests! {
     jacobi_2d_is_read_with_its_structure_and_dependences: "jacobi-2d",
     seidel_2d_is_read_with_its_structure_and_dependences: "seidel-2d",
     lu_is_read_with_its_structure_and_dependences: "lu",
+    backsolve_is_read_with_its_structure_and_dependences: "backsolve",
+    edit_distance_is_read_with_its_structure_and_dependences: "edit-distance",
+    normalize_is_read_with_its_structure_and_dependences: "normalize",
+    matmul_pointers_is_read_with_its_structure_and_dependences: "matmul-pointers",
     abt_is_read_with_its_structure_and_dependences: "abt",
 }
 

@@ -101,16 +101,24 @@ fn unsupported_constructs_are_named_with_their_place() {
     let cases = [
         ("  while (n > 0) n = n - 1;", "kernel.c:7:3: while loop"),
         (
-            "  for (i = 0; i < n; i++)\n    if (i > 2) A[i][0] = 1.0;",
-            "kernel.c:8:5: if statement",
+            "  for (i = 0; i < n; i++)\n    goto end;",
+            "kernel.c:8:5: goto statement",
+        ),
+        (
+            "  for (i = 0; i < n; i++)\n    f(A[i][0]);",
+            "kernel.c:8:5: function call",
         ),
         (
             "  for (i = 0; i < n; i += 2)\n    A[i][0] = 1.0;",
             "loop increment: `i += 2`: only steps of 1",
         ),
         (
-            "  for (i = n; i > 0; i--)\n    A[i][0] = 1.0;",
-            "only `<` and `<=` loops",
+            "  for (i = n; i > 0; i++)\n    A[i][0] = 1.0;",
+            "loop increment: `i++` goes the other way than the condition `i > 0`",
+        ),
+        (
+            "  for (i = 0; i != n; i++)\n    A[i][0] = 1.0;",
+            "loop condition: `!=`",
         ),
         (
             "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      A[i*j][0] = 1.0;",

@@ -3,13 +3,13 @@
 //! admits prints the same arrays as the original program.
 
 mod common;
-use common::{examples_dir, SIZES};
+use common::{examples_dir, nest_of, EVERY_CONSTRUCT, SIZES};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use commute_loops::emit::explicit::{explicit_code, reference_code};
-use commute_loops::frontend::{read_kernel, LoopId};
+use commute_loops::frontend::{read_kernel, read_nest, LoopId};
 use commute_loops::lowering::schedule::Schedule;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone;
@@ -100,7 +100,7 @@ fn lower(host: &KernelHost, candidate: &Candidate<Backbone<KernelHost>>) -> (Sch
 #[test]
 fn the_original_candidate_lowers_to_the_original_loops() {
     for (path, source) in examples() {
-        let host = KernelHost::new(read_kernel(&path, &source).expect("reads"));
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
         let dir = scratch(&format!("original-{}", host.kernel().statements.len()));
         let reference = run(&dir, "reference", &reference_code(host.kernel()));
         assert!(reference.contains("begin dump"), "{path}: no dump");
@@ -122,7 +122,7 @@ fn random_candidates_of_every_example_compute_the_original_arrays() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(6);
     for (path, source) in examples() {
-        let host = KernelHost::new(read_kernel(&path, &source).expect("reads"));
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
         let name = Path::new(&path)
             .file_stem()
             .unwrap()
@@ -272,4 +272,38 @@ fn fused_and_distributed_candidates_compute_the_original_arrays() {
         );
         std::fs::remove_dir_all(&dir).ok();
     }
+}
+
+#[test]
+fn candidates_of_a_kernel_with_every_construct_compute_the_original_arrays() {
+    let cases: usize = std::env::var("COMMUTE_LOWERING_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6)
+        * 3;
+    let kernel = read_kernel("constructs.c", EVERY_CONSTRUCT).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernel.locals.len(), 3, "scale, w and acc");
+    let host = KernelHost::new(kernel);
+    let dir = scratch("constructs");
+    let reference = run(&dir, "reference", &reference_code(host.kernel()));
+    assert!(reference.contains("begin dump: y"), "no dump");
+    let (_, code) = lower(&host, &original(&host));
+    assert_eq!(run(&dir, "original", &code), reference, "{code}");
+    let start = root(&host);
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut leaves = 0;
+    while leaves < cases {
+        let Descent::Leaf { leaf, .. } = random_descent_backtracking(&start, &[], &mut rng) else {
+            continue;
+        };
+        let (schedule, code) = lower(&host, &leaf);
+        let output = run(&dir, &format!("candidate{leaves}"), &code);
+        assert!(
+            output == reference,
+            "candidate {leaves} computes other arrays:\n{}\n{code}",
+            schedule.outline(host.kernel())
+        );
+        leaves += 1;
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -176,6 +176,11 @@ pub struct Options<'p> {
     pub samples: usize,
     /// Fixes every random choice.
     pub seed: u64,
+    /// Stops early once this much time is spent, after at least two probes
+    /// (half of it for the probes, the rest for the dead-end descents):
+    /// on spaces of thousands of decisions each probe propagates thousands
+    /// of times. The estimate says how many samples it took.
+    pub time_limit: Option<Duration>,
 }
 
 impl<'p> Options<'p> {
@@ -185,6 +190,24 @@ impl<'p> Options<'p> {
             priority,
             samples,
             seed,
+            time_limit: None,
+        }
+    }
+
+    /// The same options, stopping early once `limit` is spent.
+    pub fn with_time_limit(self, limit: Duration) -> Self {
+        Options {
+            time_limit: Some(limit),
+            ..self
+        }
+    }
+
+    /// Whether `elapsed` leaves room for more samples of a phase allowed
+    /// `share` of the time limit, once `taken` samples (two at least) are in.
+    fn room_for_more(&self, taken: usize, elapsed: Duration, share: f64) -> bool {
+        match self.time_limit {
+            Some(limit) if taken >= 2 => elapsed < limit.mul_f64(share),
+            _ => true,
         }
     }
 
@@ -198,10 +221,13 @@ impl<'p> Options<'p> {
 pub fn knuth<B: Backbone>(root: &Candidate<B>, options: &Options) -> Estimate {
     let started = Instant::now();
     let mut rng = StdRng::seed_from_u64(options.seed);
-    let values: Vec<f64> = (0..options.samples())
-        .map(|_| probe(root, options.priority, &mut rng))
-        .collect();
-    let rate = dead_end_rate(root, options.priority, options.samples(), options.seed);
+    let mut values: Vec<f64> = Vec::with_capacity(options.samples());
+    while values.len() < options.samples()
+        && options.room_for_more(values.len(), started.elapsed(), 0.5)
+    {
+        values.push(probe(root, options.priority, &mut rng));
+    }
+    let rate = dead_end_rate_until(root, options, values.len(), started);
     summarize(Method::Knuth, &values, rate, started)
 }
 
@@ -252,10 +278,13 @@ pub fn chen_stratified<B: Backbone, F: Fn(&Candidate<B>) -> u64>(
 ) -> Estimate {
     let started = Instant::now();
     let mut rng = StdRng::seed_from_u64(options.seed);
-    let values: Vec<f64> = (0..options.samples())
-        .map(|_| chen_run(root, options.priority, &stratifier, &mut rng))
-        .collect();
-    let rate = dead_end_rate(root, options.priority, options.samples(), options.seed);
+    let mut values: Vec<f64> = Vec::with_capacity(options.samples());
+    while values.len() < options.samples()
+        && options.room_for_more(values.len(), started.elapsed(), 0.5)
+    {
+        values.push(chen_run(root, options.priority, &stratifier, &mut rng));
+    }
+    let rate = dead_end_rate_until(root, options, values.len(), started);
     summarize(Method::Chen, &values, rate, started)
 }
 
@@ -331,12 +360,33 @@ pub fn dead_end_rate<B: Backbone>(
     if descents == 0 {
         return 0.0;
     }
+    dead_end_rate_until(
+        root,
+        &Options::new(priority, descents, seed),
+        descents,
+        Instant::now(),
+    )
+}
+
+/// [`dead_end_rate`] over at most `descents` descents, stopping when
+/// `options`' time limit, counted from `started`, is spent.
+fn dead_end_rate_until<B: Backbone>(
+    root: &Candidate<B>,
+    options: &Options,
+    descents: usize,
+    started: Instant,
+) -> f64 {
+    if descents == 0 {
+        return 0.0;
+    }
     // A stream apart from the probes' own, which start from `seed`.
-    let mut rng = StdRng::seed_from_u64(seed ^ 0xd1b5_4a32_d192_ed03);
-    let dead = (0..descents)
-        .filter(|_| random_descent(root, priority, &mut rng).is_dead_end())
-        .count();
-    dead as f64 / descents as f64
+    let mut rng = StdRng::seed_from_u64(options.seed ^ 0xd1b5_4a32_d192_ed03);
+    let (mut made, mut dead) = (0, 0);
+    while made < descents && options.room_for_more(made, started.elapsed(), 1.0) {
+        made += 1;
+        dead += usize::from(random_descent(root, options.priority, &mut rng).is_dead_end());
+    }
+    dead as f64 / made as f64
 }
 
 /// The mean and 95% interval of `values` (at least two).

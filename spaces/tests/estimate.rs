@@ -278,3 +278,26 @@ fn estimates_serialize_to_json() {
         assert!(json[field].is_number(), "{field}: {json}");
     }
 }
+
+#[test]
+fn a_time_limit_stops_the_probes_after_two_and_the_estimate_says_so() {
+    let root = ordering_root(6);
+    let priority = paper::ordering::MODEL.default_priority;
+    let limited = Options::new(priority, 1000, 3).with_time_limit(std::time::Duration::ZERO);
+    for e in [
+        estimate::knuth(&root, &limited),
+        estimate::chen(&root, &limited),
+    ] {
+        assert_eq!(e.samples, 2, "{e:?}");
+        assert!(e.mean > 0.0, "{e:?}");
+    }
+    let unlimited = Options::new(priority, 50, 3);
+    let ample = unlimited
+        .clone()
+        .with_time_limit(std::time::Duration::from_secs(3600));
+    assert_eq!(
+        estimate::knuth(&root, &unlimited).mean,
+        estimate::knuth(&root, &ample).mean,
+        "a limit never reached changes nothing"
+    );
+}

@@ -6,8 +6,12 @@
 //! instances' loop bounds and subscript equalities ([`inequalities`](super::inequalities)), so
 //! triangular bounds (`k < i <= j`) and mirrored accesses (`A[i][j]`
 //! against `A[j][i]` for `j >= i`) are told apart from real dependences.
-//! Each dependence is split by the loop that carries it. The analysis may
-//! forbid a legal transformation, never allow an illegal one.
+//! Each dependence is split by the loop that carries it. Instances are
+//! those of the statements' domains: their loops' bounds and the affine
+//! conditions of the `if` statements around them. Two arrays that may
+//! share memory (pointers without `restrict`) are paired like one array
+//! whose subscripts tell nothing. The analysis may forbid a legal
+//! transformation, never allow an illegal one.
 
 use std::fmt;
 
@@ -278,7 +282,12 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                     }
                 }
             }
-            let instances = Instances::new(kernel, &s1.loops, &s2.loops);
+            let instances = Instances::new(
+                kernel,
+                (StatementId(first), StatementId(second)),
+                &s1.loops,
+                &s2.loops,
+            );
             // Every pair of accesses with a write, in both orders.
             let accesses1 =
                 std::iter::once((&s1.write, true)).chain(s1.reads.iter().map(|r| (r, false)));
@@ -286,7 +295,7 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                 let accesses2 =
                     std::iter::once((&s2.write, true)).chain(s2.reads.iter().map(|r| (r, false)));
                 for (a2, w2) in accesses2 {
-                    if a1.name != a2.name || !(w1 || w2) {
+                    if !kernel.may_alias(&a1.name, &a2.name) || !(w1 || w2) {
                         continue;
                     }
                     // An access with itself matters too: two instances of one
@@ -303,7 +312,7 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                         record(
                             &mut out,
                             (StatementId(first), a1, w1),
-                            (StatementId(second), w2),
+                            (StatementId(second), &a2.name, w2),
                             (&common, &aligned),
                             direction,
                             distances,
@@ -346,7 +355,12 @@ struct Instances<'a> {
 }
 
 impl<'a> Instances<'a> {
-    fn new(kernel: &'a Kernel, first: &'a [LoopId], second: &'a [LoopId]) -> Self {
+    fn new(
+        kernel: &'a Kernel,
+        (first_statement, second_statement): (StatementId, StatementId),
+        first: &'a [LoopId],
+        second: &'a [LoopId],
+    ) -> Self {
         let mut instances = Instances {
             kernel,
             first,
@@ -371,6 +385,14 @@ impl<'a> Instances<'a> {
                     // upper - 1 - iterator >= 0
                     row[iterator] -= 1;
                     bounds.at_least_zero(row, constant - 1);
+                }
+            }
+        }
+        // The conditions of the `if` statements around each statement.
+        for (statement, second) in [(first_statement, false), (second_statement, true)] {
+            for guard in &kernel.statements[statement.0].guards {
+                if let Some((row, constant)) = instances.row(guard, second) {
+                    bounds.at_least_zero(row, constant);
                 }
             }
         }
@@ -410,8 +432,9 @@ impl<'a> Instances<'a> {
     /// they never are.
     fn same_element(&self, a1: &Access, a2: &Access) -> Option<System> {
         let mut system = self.bounds.clone();
-        // The same name with different ranks: assume any overlap.
-        if a1.subscripts.len() == a2.subscripts.len() {
+        // The same name with different ranks, or two arrays that may
+        // share memory: assume any overlap.
+        if a1.name == a2.name && a1.subscripts.len() == a2.subscripts.len() {
             for (s1, s2) in a1.subscripts.iter().zip(&a2.subscripts) {
                 let (Some((r1, c1)), Some((r2, c2))) = (self.row(s1, false), self.row(s2, true))
                 else {
@@ -548,7 +571,7 @@ fn pair_signs(system: &System, instances: &Instances, depths: (usize, usize)) ->
 /// element.
 fn uniform_distances(a1: &Access, a2: &Access, common: &[LoopId]) -> Option<Vec<Option<i64>>> {
     let mut distances = vec![None; common.len()];
-    if a1.subscripts.len() != a2.subscripts.len() {
+    if a1.name != a2.name || a1.subscripts.len() != a2.subscripts.len() {
         return Some(distances);
     }
     for (s1, s2) in a1.subscripts.iter().zip(&a2.subscripts) {
@@ -617,13 +640,12 @@ fn uniform(s1: &Affine, s2: &Affine, common: &[LoopId]) -> Uniform {
 fn record(
     out: &mut Vec<Dependence>,
     one: (StatementId, &Access, bool),
-    two: (StatementId, bool),
+    (s2, a2_name, w2): (StatementId, &str, bool),
     (common, aligned): (&[LoopId], &[(LoopId, LoopId)]),
     direction: Direction,
     distances: Vec<Distance>,
 ) {
     let (s1, a1, w1) = one;
-    let (s2, w2) = two;
     // In the same iteration, `one` runs first if it comes first in the
     // text (within one statement: its reads come before its write).
     let textual = s1 < s2 || (s1 == s2 && !w1 && w2);
@@ -637,12 +659,18 @@ fn record(
         Direction::Same => return,
     };
     let zero_possible = direction == Direction::Same;
+    // Two arrays that may share memory are named together.
+    let name = if a1.name == a2_name {
+        a1.name.clone()
+    } else {
+        format!("{}/{a2_name}", a1.name)
+    };
     out.push(if forward {
         Dependence {
             kind: Kind::of(w1, w2),
             source: s1,
             sink: s2,
-            name: a1.name.clone(),
+            name: name.clone(),
             loops: common.to_vec(),
             aligned: aligned.to_vec(),
             distances,
@@ -653,7 +681,7 @@ fn record(
             kind: Kind::of(w2, w1),
             source: s2,
             sink: s1,
-            name: a1.name.clone(),
+            name,
             loops: common.to_vec(),
             aligned: aligned.iter().map(|&(a, b)| (b, a)).collect(),
             distances: distances.into_iter().map(Distance::negated).collect(),

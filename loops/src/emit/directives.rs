@@ -11,7 +11,11 @@
 //!
 //! A *band* of the original nest is a maximal chain of loops `L1 .. Lm`
 //! where the body of each `Li` (i < m) is exactly the loop `Li+1` (braces
-//! allowed) and `L1` is not the only child of a loop. A schedule is
+//! allowed, no `if` around it) and `L1` is not the only child of a loop.
+//! The user's code is kept as it is: `if` statements, declarations,
+//! chained assignments and loops counting down (whose logical iterations,
+//! which OpenMP tiles, are commute's counter) need nothing more; a nest
+//! picked with `--nest` gets its comment block before its `for`. A schedule is
 //! expressible when:
 //!
 //! 1. Its statements and loops have the original structure: the children
@@ -96,7 +100,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::emit::explicit::{commented, indentation, pragma_lines};
+use crate::emit::region::{commented, indentation, placement};
 use crate::frontend::{Kernel, LoopId, StatementId, Variable};
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
@@ -495,6 +499,10 @@ impl Planner<'_> {
 fn band_of(kernel: &Kernel, head: LoopId) -> Vec<LoopId> {
     let mut band = vec![head];
     while let [Child::Loop(next)] = children(kernel, band.last().copied()).as_slice() {
+        // A loop inside an `if` is not nested perfectly.
+        if kernel.loops[next.0].guarded {
+            break;
+        }
         band.push(*next);
     }
     band
@@ -525,22 +533,33 @@ fn declares_iterator(kernel: &Kernel, l: LoopId) -> bool {
     }
 }
 
-/// The file with the pragma lines commented, the comment block and the
-/// directives inserted.
+/// The file with the pragma lines (if any) commented, the comment block
+/// and the directives inserted.
 fn write(kernel: &Kernel, plan: &[(LoopId, Vec<String>)], comment: &[String]) -> String {
     let source = &kernel.source;
-    let (scop, endscop) = pragma_lines(kernel);
-    let indent = indentation(&source[scop.clone()]);
+    let place = placement(kernel);
+    let indent = &place.indent;
     let mut out = String::with_capacity(source.len() + 256);
-    out.push_str(&source[..scop.start]);
-    out.push_str(&commented(&source[scop.clone()]));
+    out.push_str(&source[..place.replaced.start]);
+    if let Some((scop, _)) = &place.pragmas {
+        out.push_str(&commented(&source[scop.clone()]));
+    } else if place.newline_before {
+        out.push('\n');
+    }
     out.push_str(&format!(
         "{indent}/* commute: the original loops with OpenMP loop-transformation directives */\n"
     ));
     for line in comment {
         out.push_str(&format!("{indent}/* {} */\n", line.replace("*/", "* /")));
     }
-    let mut cursor = scop.end;
+    let mut cursor = match &place.pragmas {
+        Some((scop, _)) => scop.end,
+        None => place.replaced.start,
+    };
+    if place.newline_before {
+        // The nest's `for` follows on the new line, indented as its line.
+        out.push_str(indent);
+    }
     for (l, lines) in plan {
         let start = kernel.loops[l.0].span.start;
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
@@ -562,12 +581,18 @@ fn write(kernel: &Kernel, plan: &[(LoopId, Vec<String>)], comment: &[String]) ->
             text.push_str(&own);
             (start, text)
         };
+        let at = at.max(cursor);
         out.push_str(&source[cursor..at]);
         out.push_str(&text);
         cursor = at;
     }
-    out.push_str(&source[cursor..endscop.start]);
-    out.push_str(&commented(&source[endscop.clone()]));
-    out.push_str(&source[endscop.end..]);
+    match &place.pragmas {
+        Some((_, endscop)) => {
+            out.push_str(&source[cursor..endscop.start]);
+            out.push_str(&commented(&source[endscop.clone()]));
+            out.push_str(&source[endscop.end..]);
+        }
+        None => out.push_str(&source[cursor..]),
+    }
     out
 }

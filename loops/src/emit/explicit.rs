@@ -4,12 +4,17 @@
 //! jammed bodies) annotated with `#pragma omp parallel for` and
 //! `#pragma omp simd`. The result compiles with gcc and clang alike; every
 //! loop iterator is declared by its own loop, so each thread of a parallel
-//! loop has its own.
+//! loop has its own. A loop counting down runs its counter and its
+//! statements bind the iterator from it; statements are written as their
+//! code, under the conditions that read no loop; scalars declared in the
+//! region are declared at its top. A nest picked with `--nest` is
+//! replaced the same way.
 
 use std::collections::HashSet;
-use std::ops::Range;
 
-use crate::frontend::{Kernel, LoopId, StatementId};
+use crate::emit::region::placement;
+pub use crate::emit::region::reference_code;
+use crate::frontend::{Affine, Direction, Kernel, LoopId, RegionKind, StatementId, Variable};
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
@@ -20,14 +25,15 @@ pub fn explicit_code(
     schedule: &Schedule,
     comment: &[String],
 ) -> Result<String, ScanError> {
-    let lines = pragma_lines(kernel);
-    let indent = indentation(&kernel.source[lines.0.clone()]);
+    let place = placement(kernel);
+    let indent = place.indent.clone();
     let scan = Scan::new(kernel, schedule)?;
     let taken = identifiers(kernel);
     let mut writer = Writer {
         kernel,
         scan: &scan,
         tile_names: tile_names(kernel),
+        point_names: point_names(kernel),
         path: Vec::new(),
         helpers: HELPER_DEFINITIONS.map(|(name, _, _)| {
             let mut unique = format!("commute_{name}");
@@ -39,10 +45,11 @@ pub fn explicit_code(
         taken,
         out: String::new(),
     };
-    writer.line(
-        &indent,
-        "/* commute: transformed region (was `#pragma scop`) */",
-    );
+    let opening = match kernel.region_kind {
+        RegionKind::Scop => "/* commute: transformed region (was `#pragma scop`) */",
+        RegionKind::Nest { .. } => "/* commute: transformed loop nest */",
+    };
+    writer.line(&indent, opening);
     for line in comment {
         writer.line(&indent, &format!("/* {} */", line.replace("*/", "* /")));
     }
@@ -60,7 +67,21 @@ pub fn explicit_code(
         writer.out.push_str(&line);
         writer.out.push('\n');
     }
-    writer.line(&indent, "{");
+    // Scalars declared in the region: those of its top level stay in
+    // scope after it, the others are the region's.
+    for top_level in [true, false] {
+        if !top_level {
+            writer.line(&indent, "{");
+        }
+        for local in kernel.locals.iter().filter(|l| l.top_level == top_level) {
+            let at = if top_level {
+                indent.clone()
+            } else {
+                format!("{indent}  ")
+            };
+            writer.line(&at, &format!("{} {};", local.type_name, local.name));
+        }
+    }
     writer.out.push_str(&body);
     writer.line(&indent, "}");
     for &h in &used {
@@ -68,51 +89,41 @@ pub fn explicit_code(
         writer.out.push_str(&line);
         writer.out.push('\n');
     }
-    writer.line(&indent, "/* commute: end of the transformed region */");
-    let mut file = String::with_capacity(kernel.source.len() + writer.out.len());
-    file.push_str(&kernel.source[..lines.0.start]);
+    let closing = match kernel.region_kind {
+        RegionKind::Scop => "/* commute: end of the transformed region */",
+        RegionKind::Nest { .. } => "/* commute: end of the transformed loop nest */",
+    };
+    writer.line(&indent, closing);
+    let source = &kernel.source;
+    let mut file = String::with_capacity(source.len() + writer.out.len());
+    file.push_str(&source[..place.replaced.start]);
+    if place.newline_before {
+        file.push('\n');
+    }
     file.push_str(&writer.out);
-    file.push_str(&kernel.source[lines.1.end..]);
+    file.push_str(&source[place.replaced.end..]);
     Ok(file)
 }
 
-/// The unmodified program with its two region pragmas turned into
-/// comments: compilers that reject unknown pragmas build it as it is.
-pub fn reference_code(kernel: &Kernel) -> String {
-    let (scop, endscop) = pragma_lines(kernel);
-    let mut file = String::with_capacity(kernel.source.len());
-    file.push_str(&kernel.source[..scop.start]);
-    file.push_str(&commented(&kernel.source[scop.clone()]));
-    file.push_str(&kernel.source[scop.end..endscop.start]);
-    file.push_str(&commented(&kernel.source[endscop.clone()]));
-    file.push_str(&kernel.source[endscop.end..]);
-    file
-}
-
-pub(crate) fn commented(line: &str) -> String {
-    let body = line.trim_end_matches(['\n', '\r']);
-    format!("{}/* {} */\n", indentation(body), body.trim())
-}
-
-/// The byte ranges of the `#pragma scop` and `#pragma endscop` lines,
-/// line ends included.
-pub(crate) fn pragma_lines(kernel: &Kernel) -> (Range<usize>, Range<usize>) {
-    let source = &kernel.source;
-    let region = &kernel.region;
-    // The region starts just after the scop line and ends at the start of
-    // the endscop line.
-    let scop_start = source[..region.start.saturating_sub(1)]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    let endscop_end = source[region.end..]
-        .find('\n')
-        .map_or(source.len(), |i| region.end + i + 1);
-    (scop_start..region.start, region.end..endscop_end)
-}
-
-pub(crate) fn indentation(line: &str) -> String {
-    line.chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
+/// A name per loop for its counter: the iterator's for a loop that counts
+/// up, `<iterator>_c` (unique in the file) for one that counts down, whose
+/// iterator the statements bind from it.
+fn point_names(kernel: &Kernel) -> Vec<String> {
+    let mut taken = identifiers(kernel);
+    kernel
+        .loops
+        .iter()
+        .map(|l| match l.direction {
+            Direction::Up => l.iterator.clone(),
+            Direction::Down { .. } => {
+                let mut name = format!("{}_c", l.iterator);
+                while taken.contains(&name) {
+                    name.push('c');
+                }
+                taken.insert(name.clone());
+                name
+            }
+        })
         .collect()
 }
 
@@ -170,6 +181,7 @@ struct Writer<'a> {
     kernel: &'a Kernel,
     scan: &'a Scan<'a>,
     tile_names: Vec<String>,
+    point_names: Vec<String>,
     /// Every identifier of the file: fresh variables avoid them.
     taken: HashSet<String>,
     /// The loops around what is written now, outermost first.
@@ -240,7 +252,7 @@ impl Writer<'_> {
             .find(|scope| scope.part == part && scope.members.contains(&(s, loop_id)))
             .map(|scope| scope.variable.clone())
             .unwrap_or_else(|| match part {
-                Part::Point => self.kernel.loops[loop_id.0].iterator.clone(),
+                Part::Point => self.point_names[loop_id.0].clone(),
                 Part::Tile => self.tile_names[loop_id.0].clone(),
             })
     }
@@ -407,7 +419,7 @@ impl Writer<'_> {
     /// another of its names, or a fresh one.
     fn variable(&self, l: &TreeLoop, members: &[(StatementId, LoopId)]) -> String {
         let name = |x: LoopId| match l.part {
-            Part::Point => self.kernel.loops[x.0].iterator.clone(),
+            Part::Point => self.point_names[x.0].clone(),
             Part::Tile => self.tile_names[x.0].clone(),
         };
         let mut candidates: Vec<(usize, String)> = Vec::new();
@@ -463,30 +475,56 @@ impl Writer<'_> {
         }
     }
 
+    /// An affine expression of statement `s`'s counters and the
+    /// parameters, with the variables that hold them here.
+    fn affine(&self, s: StatementId, a: &Affine) -> String {
+        let terms = a
+            .terms
+            .iter()
+            .map(|&(v, c)| match v {
+                Variable::Iterator(l) => (Term::Point(l), c),
+                Variable::Param(p) => (Term::Param(p), c),
+            })
+            .collect();
+        self.numerator(
+            s,
+            &Bound {
+                constant: a.constant,
+                terms,
+                divisor: 1,
+            },
+        )
+    }
+
     /// A statement: within the jammed iterations around it (one copy
     /// each), its guards, and its iterators bound to the loops' variables
-    /// where their names differ.
+    /// where their names differ (`first - counter` for a loop that counts
+    /// down).
     fn statement(&mut self, s: StatementId, indent: &str, jams: &[Jam], guards: &Guards) {
-        let text = self.kernel.source[self.kernel.statements[s.0].span.clone()]
-            .trim()
-            .to_string();
-        let renames: Vec<(String, String)> = self.kernel.statements[s.0]
+        let statement = &self.kernel.statements[s.0];
+        let text = statement.code.trim().to_string();
+        let renames: Vec<(String, String)> = statement
             .loops
             .iter()
             .map(|&l| {
-                (
-                    self.kernel.loops[l.0].iterator.clone(),
-                    self.term(s, Term::Point(l)),
-                )
+                let lp = &self.kernel.loops[l.0];
+                let counter = self.term(s, Term::Point(l));
+                let value = match &lp.direction {
+                    Direction::Up => counter,
+                    Direction::Down { first } => {
+                        format!("{} - {counter}", parenthesized(&self.affine(s, first)))
+                    }
+                };
+                (lp.iterator.clone(), value)
             })
-            .filter(|(name, variable)| name != variable)
+            .filter(|(name, value)| name != value)
             .collect();
         let mut body = String::new();
         if !renames.is_empty() {
-            // Through temporaries when one name is another's variable.
+            // Through temporaries when a name is read by a value.
             let crossed = renames
                 .iter()
-                .any(|(name, _)| renames.iter().any(|(_, v)| v == name));
+                .any(|(name, _)| renames.iter().any(|(_, v)| mentions(v, name)));
             if crossed {
                 let temporaries: Vec<String> = (0..renames.len())
                     .map(|k| format!("commute_v{k}"))
@@ -507,7 +545,19 @@ impl Writer<'_> {
         if !renames.is_empty() {
             body = format!("{{ {body} }}");
         }
-        if let Some(conditions) = guards.get(&s).filter(|g| !g.is_empty()) {
+        // Conditions that read no loop are tested here; the others are
+        // bounds of the loops.
+        let mut conditions: Vec<String> = guards.get(&s).cloned().unwrap_or_default();
+        for guard in &statement.guards {
+            if !guard
+                .terms
+                .iter()
+                .any(|(v, _)| matches!(v, Variable::Iterator(_)))
+            {
+                conditions.push(format!("{} >= 0", self.affine(s, guard)));
+            }
+        }
+        if !conditions.is_empty() {
             body = format!("if ({}) {body}", conditions.join(" && "));
         }
         if jams.is_empty() {
@@ -730,6 +780,12 @@ fn statements_of(node: &Node) -> Vec<StatementId> {
         Node::Statement(s) => vec![*s],
         Node::Loop(l) => l.body.iter().flat_map(statements_of).collect(),
     }
+}
+
+/// Whether `text` has `name` as an identifier.
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == name)
 }
 
 fn parenthesized(text: &str) -> String {

@@ -10,7 +10,10 @@
 //! Loops run as the emitters write them (tiles, partial tiles, unroll and
 //! jam); a parallel or vector loop runs its iterations backwards, and any
 //! element that one of its iterations writes and another reads or writes
-//! is a race, reported as an error.
+//! is a race, reported as an error. Every statement instance the loops
+//! run is checked against the statement's domain (its loops' bounds and
+//! `if` conditions), which the tree's bounds must enforce; conditions that
+//! read no loop are tested at the statement, as the emitters write them.
 
 use std::collections::HashMap;
 
@@ -43,6 +46,9 @@ pub enum RunError {
     TooLong,
     /// The tree's loops have no bounds (see [`Scan`]).
     Bounds(String),
+    /// A statement runs an instance outside its domain: the tree's
+    /// bounds are wrong.
+    OutsideDomain(String),
 }
 
 /// Runs a schedule with the parameters' values (in the order of
@@ -290,8 +296,11 @@ impl<'a> Machine<'a> {
                 }
                 rest /= jam.count;
             }
-            let result = match self.guarded_in(s) {
-                Ok(true) => self.statement(s),
+            let result = match self
+                .guarded_in(s)
+                .and_then(|inside| Ok(inside && self.conditions_hold(s, false)?))
+            {
+                Ok(true) => self.in_domain(s).and_then(|()| self.statement(s)),
                 Ok(false) => Ok(()),
                 Err(e) => Err(e),
             };
@@ -322,6 +331,45 @@ impl<'a> Machine<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// Whether statement `s`'s conditions hold here: those that read no
+    /// loop (which the emitters test around the statement), or all.
+    fn conditions_hold(&self, s: usize, all: bool) -> Result<bool, RunError> {
+        for guard in &self.kernel.statements[s].guards {
+            let reads_loops = guard
+                .terms
+                .iter()
+                .any(|(v, _)| matches!(v, Variable::Iterator(_)));
+            if (all || !reads_loops) && self.eval(s, guard)? < 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// An instance the loops run must be one of the statement's: within
+    /// its loops' bounds and meeting its conditions (the bounds of the
+    /// tree enforce them).
+    fn in_domain(&self, s: usize) -> Result<(), RunError> {
+        let statement = &self.kernel.statements[s];
+        for &l in &statement.loops {
+            let lp = &self.kernel.loops[l.0];
+            let counter = Affine::variable(Variable::Iterator(l));
+            let value = self.eval(s, &counter)?;
+            if value < self.eval(s, &lp.lower)? || value >= self.eval(s, &lp.upper)? {
+                return Err(RunError::OutsideDomain(format!(
+                    "S{s} runs with `{}` outside its loop's bounds",
+                    lp.counter_name()
+                )));
+            }
+        }
+        if !self.conditions_hold(s, true)? {
+            return Err(RunError::OutsideDomain(format!(
+                "S{s} runs where its `if` conditions do not hold"
+            )));
+        }
+        Ok(())
     }
 
     fn element(&self, s: usize, name: &str, subscripts: &[Affine]) -> Result<Element, RunError> {

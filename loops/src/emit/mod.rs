@@ -7,3 +7,4 @@
 pub mod directives;
 pub mod explicit;
 pub mod interpret;
+mod region;

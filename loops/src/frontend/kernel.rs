@@ -32,21 +32,24 @@ pub struct Affine {
 }
 
 impl Affine {
-    pub(crate) fn constant(value: i64) -> Affine {
+    /// A constant.
+    pub fn constant(value: i64) -> Affine {
         Affine {
             constant: value,
             terms: Vec::new(),
         }
     }
 
-    pub(crate) fn variable(variable: Variable) -> Affine {
+    /// One variable.
+    pub fn variable(variable: Variable) -> Affine {
         Affine {
             constant: 0,
             terms: vec![(variable, 1)],
         }
     }
 
-    pub(crate) fn add(mut self, other: &Affine, sign: i64) -> Option<Affine> {
+    /// `self + sign * other`, `None` on overflow.
+    pub fn add(mut self, other: &Affine, sign: i64) -> Option<Affine> {
         self.constant = self
             .constant
             .checked_add(other.constant.checked_mul(sign)?)?;
@@ -62,7 +65,8 @@ impl Affine {
         Some(self)
     }
 
-    pub(crate) fn scale(mut self, factor: i64) -> Option<Affine> {
+    /// `factor * self`, `None` on overflow.
+    pub fn scale(mut self, factor: i64) -> Option<Affine> {
         self.constant = self.constant.checked_mul(factor)?;
         for (_, c) in &mut self.terms {
             *c = c.checked_mul(factor)?;
@@ -84,62 +88,150 @@ impl Affine {
             .map_or(0, |(_, c)| *c)
     }
 
-    /// Written with the kernel's names.
+    /// Written with the kernel's names, in the C iterators: a counter of
+    /// a loop that counts down is `first - i`.
     pub fn display(&self, kernel: &Kernel) -> String {
+        // (name, coefficient), iterators by loop then parameters.
+        let mut named: Vec<((usize, usize), String, i64)> = Vec::new();
+        let mut constant = i128::from(self.constant);
+        fn add(
+            kernel: &Kernel,
+            affine: &Affine,
+            factor: i128,
+            named: &mut Vec<((usize, usize), String, i64)>,
+            constant: &mut i128,
+        ) {
+            for &(variable, coefficient) in &affine.terms {
+                let c = factor * i128::from(coefficient);
+                let (key, name, c) = match variable {
+                    Variable::Param(p) => ((1, p), kernel.params[p].clone(), c),
+                    Variable::Iterator(l) => match &kernel.loops[l.0].direction {
+                        Direction::Up => ((0, l.0), kernel.loops[l.0].iterator.clone(), c),
+                        Direction::Down { first } => {
+                            // counter = first - iterator
+                            *constant += c * i128::from(first.constant);
+                            add(
+                                kernel,
+                                &Affine {
+                                    constant: 0,
+                                    ..first.clone()
+                                },
+                                c,
+                                named,
+                                constant,
+                            );
+                            ((0, l.0), kernel.loops[l.0].iterator.clone(), -c)
+                        }
+                    },
+                };
+                let c = i64::try_from(c).unwrap_or(i64::MAX);
+                match named.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some((_, _, total)) => *total = total.saturating_add(c),
+                    None => named.push((key, name, c)),
+                }
+            }
+        }
+        add(
+            kernel,
+            &Affine {
+                constant: 0,
+                ..self.clone()
+            },
+            1,
+            &mut named,
+            &mut constant,
+        );
+        named.retain(|(_, _, c)| *c != 0);
+        named.sort_by_key(|(key, _, _)| *key);
         let mut out = String::new();
-        for &(variable, coefficient) in &self.terms {
-            let name = match variable {
-                Variable::Iterator(l) => kernel.loops[l.0].iterator.as_str(),
-                Variable::Param(p) => kernel.params[p].as_str(),
-            };
-            let sign = if coefficient < 0 {
-                "-"
-            } else if out.is_empty() {
-                ""
-            } else {
-                "+"
-            };
+        for (_, name, coefficient) in named {
             let magnitude = coefficient.unsigned_abs();
             let term = if magnitude == 1 {
-                name.to_string()
+                name
             } else {
                 format!("{magnitude}*{name}")
             };
-            out.push_str(&if out.is_empty() {
-                format!("{sign}{term}")
-            } else {
-                format!(" {sign} {term}")
-            });
+            out = match (out.is_empty(), coefficient < 0) {
+                (true, false) => term,
+                (true, true) => format!("-{term}"),
+                (false, negative) => format!("{out} {} {term}", if negative { "-" } else { "+" }),
+            };
         }
-        if self.constant != 0 || out.is_empty() {
-            if out.is_empty() {
-                out = self.constant.to_string();
-            } else {
-                out.push_str(&format!(
-                    " {} {}",
-                    if self.constant < 0 { "-" } else { "+" },
-                    self.constant.unsigned_abs()
-                ));
-            }
+        match (out.is_empty(), constant) {
+            (true, c) => c.to_string(),
+            (false, 0) => out,
+            (false, c) => format!(
+                "{out} {} {}",
+                if c < 0 { "-" } else { "+" },
+                c.unsigned_abs()
+            ),
         }
-        out
     }
 }
 
-/// `for (iterator = lower; iterator < upper; iterator++)`, the upper bound
-/// exclusive (`<= u` is read as `< u + 1`).
+/// A C loop read as a counter that runs up by one, `for (c = lower; c <
+/// upper; c++)`, the upper bound exclusive (`<= u` is read as `< u + 1`).
+/// Every affine expression of the kernel reads the counter
+/// ([`Variable::Iterator`]); the C iterator is the counter itself for a
+/// loop that counts up, and `first - counter` for one that counts down, so
+/// the analysis and the space see every loop run forwards.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loop {
-    /// The iterator's name.
+    /// The C iterator's name.
     pub iterator: String,
-    /// The first iteration.
+    /// The counter's first value.
     pub lower: Affine,
-    /// One past the last iteration.
+    /// One past the counter's last value.
     pub upper: Affine,
+    /// How the C iterator follows the counter.
+    pub direction: Direction,
     /// The enclosing loop.
     pub parent: Option<LoopId>,
+    /// The `for` statement is inside an `if` (or `else`) of its parent's
+    /// body (or of the region): no band of directives goes through it.
+    pub guarded: bool,
     /// Byte span of the `for` statement in the file.
     pub span: Range<usize>,
+}
+
+/// Which way a C loop runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// `for (i = lower; i < upper; i++)`: the iterator is the counter.
+    Up,
+    /// `for (i = first; i >= last; i--)`: the iterator is `first -
+    /// counter`, the counter running from 0 to `first - last`.
+    Down {
+        /// The iterator's first value, over the enclosing counters and the
+        /// parameters.
+        first: Affine,
+    },
+}
+
+impl Loop {
+    /// The C iterator as an affine expression of the counters (`id` is
+    /// this loop's own).
+    pub fn iterator_value(&self, id: LoopId) -> Affine {
+        let counter = Affine::variable(Variable::Iterator(id));
+        match &self.direction {
+            Direction::Up => counter,
+            Direction::Down { first } => first.clone().add(&counter, -1).unwrap_or(counter),
+        }
+    }
+
+    /// The name the counter is shown by: the iterator's, primed for a
+    /// loop that counts down (`i'`, with `i = first - i'`).
+    pub fn counter_name(&self) -> String {
+        match self.direction {
+            Direction::Up => self.iterator.clone(),
+            Direction::Down { .. } => format!("{}'", self.iterator),
+        }
+    }
+
+    /// Whether the loop counts down.
+    pub fn is_down(&self) -> bool {
+        matches!(self.direction, Direction::Down { .. })
+    }
 }
 
 /// One reference to an array element or a scalar.
@@ -154,17 +246,69 @@ pub struct Access {
 }
 
 /// An assignment: `target op= expression;`.
+///
+/// One C statement may give several: a chained assignment `a = b = e;`
+/// is `b = e;` then `a = b;`, and a statement under an `else` (the
+/// negation of a conjunction is a union) is one statement per disjoint
+/// piece of its domain. They share the C statement's span and are
+/// numbered in the order they run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Statement {
     /// Enclosing loops, outermost first.
     pub loops: Vec<LoopId>,
+    /// Conditions `g >= 0` over the enclosing counters and the parameters
+    /// that an instance must meet besides its loops' bounds: the affine
+    /// conditions of the `if` statements around it.
+    pub guards: Vec<Affine>,
     /// The element or scalar assigned.
     pub write: Access,
     /// Every element or scalar read, the target included for `+=` and the
-    /// like.
+    /// like (and for an assignment under a condition that reads array
+    /// values: the target may keep its value).
     pub reads: Vec<Access>,
-    /// Byte span of the statement in the file.
+    /// The C code that runs an instance, its iterators in scope: the
+    /// assignment, under the `if` of a condition that reads array values.
+    pub code: String,
+    /// Byte span of the C statement in the file.
     pub span: Range<usize>,
+}
+
+/// Where the region comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// The lines between `#pragma scop` and `#pragma endscop`.
+    Scop,
+    /// One outermost `for` statement of a function, picked among the
+    /// file's loop nests.
+    Nest {
+        /// The function the nest is in.
+        function: String,
+    },
+}
+
+/// A scalar declared inside the region (`double sum = 0.0;`): read as a
+/// statement assigning it, the declaration itself moved to the top of the
+/// region where the explicit code needs it there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalScalar {
+    /// The variable.
+    pub name: String,
+    /// Its type, qualifiers other than the type's own left out (`double`).
+    pub type_name: String,
+    /// Declared at the region's top level (its scope goes on after the
+    /// region), not inside one of its blocks.
+    pub top_level: bool,
+}
+
+/// An array reached through a pointer with linearized subscripts
+/// (`A[i * n + j]`), read with one subscript per dimension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Linearized {
+    /// The array.
+    pub name: String,
+    /// The sizes of its dimensions after the first, outermost first (by
+    /// index into [`Kernel::params`]).
+    pub sizes: Vec<usize>,
 }
 
 /// The loop nest of a C file.
@@ -174,21 +318,50 @@ pub struct Kernel {
     pub path: String,
     /// The whole file's text.
     pub source: String,
-    /// Byte range of the region's content (between the two pragma lines).
+    /// Byte range of the region: between the two pragma lines, or the
+    /// `for` statement of a nest.
     pub region: Range<usize>,
+    /// How the region was found.
+    pub region_kind: RegionKind,
     /// Symbolic constants used in bounds and subscripts, in order of first
     /// use.
     pub params: Vec<String>,
     /// The `for` loops, outer ones before the loops they enclose.
     pub loops: Vec<Loop>,
-    /// In textual order.
+    /// In the order they run within one iteration (textual order).
     pub statements: Vec<Statement>,
+    /// Scalars declared inside the region.
+    pub locals: Vec<LocalScalar>,
+    /// Arrays read with delinearized subscripts.
+    pub linearized: Vec<Linearized>,
+    /// Pairs of arrays (sorted names) that may share memory: pointers
+    /// without `restrict`. Every access of one may touch any element of
+    /// the other.
+    pub aliasing: Vec<(String, String)>,
 }
 
 impl Kernel {
     /// 1-based line and column of a byte offset.
     pub fn line_column(&self, offset: usize) -> (usize, usize) {
         line_column(&self.source, offset)
+    }
+
+    /// Whether two arrays may share memory (the same array, or a pair of
+    /// [`Kernel::aliasing`]).
+    pub fn may_alias(&self, a: &str, b: &str) -> bool {
+        a == b || {
+            let pair = if a < b { (a, b) } else { (b, a) };
+            self.aliasing
+                .iter()
+                .any(|(x, y)| x.as_str() == pair.0 && y.as_str() == pair.1)
+        }
+    }
+
+    /// A statement's place in the program text, for ordering: its C
+    /// statement's start, then its number (the statements one C statement
+    /// gives run in their numbers' order).
+    pub fn textual_position(&self, statement: StatementId) -> (usize, usize) {
+        (self.statements[statement.0].span.start, statement.0)
     }
 
     /// The loops around a statement, outermost first.

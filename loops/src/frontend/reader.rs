@@ -1,44 +1,69 @@
-//! Parsing with tree-sitter's C grammar: finds the region between
-//! `#pragma scop` and `#pragma endscop` and reads its loops and
-//! assignments into a [`Kernel`].
+//! Reading a region of a parsed C file (with tree-sitter's C grammar) into
+//! a [`Kernel`]: its loops (counting up or down), `if` statements (their
+//! affine conditions become parts of the statements' domains), scalar
+//! declarations and assignments (chained ones split).
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::path::Path;
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::Node;
 
+use super::condition::{Condition, Piece};
+use super::context::{aliasing, pointers, Pointer};
+use super::delinearize::{delinearize, Domain, RawAccess, Refusal};
 use super::kernel::{
-    line_column, Access, Affine, FrontendError, Kernel, Loop, LoopId, Statement, Variable,
+    line_column, Access, Affine, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
+    LoopId, RegionKind, Statement, Variable,
 };
 
-/// Reads and parses the C file at `path` (named in errors as given);
-/// errors are for people, reading the file's included.
-pub fn read_kernel_file(path: &Path) -> Result<Kernel, String> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    read_kernel(&path.display().to_string(), &source).map_err(|e| e.to_string())
+/// One assignment of a C statement (a chained assignment gives several).
+struct Assignment {
+    write: RawAccess,
+    reads: Vec<RawAccess>,
+    code: String,
 }
 
-/// Reads the loop nest of `source` (the text of the file at `path`).
-pub fn read_kernel(path: &str, source: &str) -> Result<Kernel, FrontendError> {
-    let region = find_region(path, source)?;
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_c::LANGUAGE.into())
-        .map_err(|e| FrontendError {
-            path: path.into(),
-            line: 1,
-            column: 1,
-            construct: "C parser".into(),
-            message: format!("cannot load the C grammar: {e}"),
-        })?;
-    let tree = parser.parse(source, None).ok_or_else(|| FrontendError {
-        path: path.into(),
-        line: 1,
-        column: 1,
-        construct: "C parser".into(),
-        message: "the parser gave no tree".into(),
-    })?;
+/// A scalar declared in the region, and where it may be used.
+struct Declared {
+    local: LocalScalar,
+    /// The block it is declared in.
+    scope: Range<usize>,
+    /// The declaration's start: uses come after it.
+    at: usize,
+}
+
+pub(crate) struct Reader<'s> {
+    pub(super) path: &'s str,
+    pub(super) source: &'s str,
+    pub(super) kernel: Kernel,
+    /// Loops around the current node, outermost first.
+    pub(super) iterators: Vec<LoopId>,
+    /// Names the region assigns or declares: not symbolic constants.
+    pub(super) written: HashSet<String>,
+    /// The conditions of the `if` statements around the current node.
+    conditions: Vec<Condition>,
+    /// The current node is inside an `if` since the innermost loop.
+    in_if: bool,
+    /// The innermost block around the current node.
+    scope: Range<usize>,
+    pointers: HashMap<String, Pointer>,
+    declared: Vec<Declared>,
+    /// Delinearized arrays: their sizes and the first such subscript.
+    shapes: HashMap<String, (Vec<usize>, Range<usize>)>,
+    /// Assignments read so far (a chained one counts each).
+    assignments: usize,
+}
+
+/// Reads the region `region` of `source` (parsed as `root`), inside
+/// `function` if it is in one.
+pub(crate) fn read_region(
+    path: &str,
+    source: &str,
+    root: Node,
+    region: Range<usize>,
+    region_kind: RegionKind,
+    function: Option<Node>,
+) -> Result<Kernel, FrontendError> {
     let mut reader = Reader {
         path,
         source,
@@ -46,13 +71,25 @@ pub fn read_kernel(path: &str, source: &str) -> Result<Kernel, FrontendError> {
             path: path.into(),
             source: source.into(),
             region: region.clone(),
+            region_kind,
             params: Vec::new(),
             loops: Vec::new(),
             statements: Vec::new(),
+            locals: Vec::new(),
+            linearized: Vec::new(),
+            aliasing: Vec::new(),
         },
         iterators: Vec::new(),
+        written: HashSet::new(),
+        conditions: Vec::new(),
+        in_if: false,
+        scope: region.clone(),
+        pointers: pointers(root, function, source),
+        declared: Vec::new(),
+        shapes: HashMap::new(),
+        assignments: 0,
     };
-    let top = region_nodes(tree.root_node(), &region);
+    let top = region_nodes(root, &region);
     if top.is_empty() {
         return Err(reader.error_at(
             region.start,
@@ -60,57 +97,24 @@ pub fn read_kernel(path: &str, source: &str) -> Result<Kernel, FrontendError> {
             "nothing between `#pragma scop` and `#pragma endscop`",
         ));
     }
+    for node in &top {
+        collect_written(*node, source, &mut reader.written);
+    }
     for node in top {
         reader.statement(node)?;
     }
     if reader.kernel.statements.is_empty() {
-        return Err(reader.error_at(region.start, "empty region", "the region has no assignment"));
+        let message = if reader.assignments > 0 {
+            "no assignment of the region ever runs: the conditions around them never hold"
+        } else {
+            "the region has no assignment"
+        };
+        return Err(reader.error_at(region.start, "empty region", message));
     }
     reader.check_names()?;
+    reader.check_locals()?;
+    reader.finish();
     Ok(reader.kernel)
-}
-
-/// The byte range between the `#pragma scop` line and the `#pragma
-/// endscop` line.
-fn find_region(path: &str, source: &str) -> Result<Range<usize>, FrontendError> {
-    let mut offset = 0;
-    let mut start = None;
-    for line in source.split_inclusive('\n') {
-        let words: Vec<&str> = line
-            .trim()
-            .trim_start_matches('#')
-            .split_whitespace()
-            .collect();
-        let is_pragma = line.trim_start().starts_with('#') && words.first() == Some(&"pragma");
-        match (is_pragma, words.get(1).copied(), start) {
-            (true, Some("scop"), None) => start = Some(offset + line.len()),
-            (true, Some("scop"), Some(_)) => {
-                let (line_no, column) = line_column(source, offset);
-                return Err(FrontendError {
-                    path: path.into(),
-                    line: line_no,
-                    column,
-                    construct: "nested `#pragma scop`".into(),
-                    message: "a region is already open; close it with `#pragma endscop` first"
-                        .into(),
-                });
-            }
-            (true, Some("endscop"), Some(begin)) => return Ok(begin..offset),
-            _ => {}
-        }
-        offset += line.len();
-    }
-    let (construct, message) = match start {
-        None => ("no region", "the file has no `#pragma scop` ... `#pragma endscop` region around the loop nest to tune"),
-        Some(_) => ("unclosed region", "`#pragma scop` has no matching `#pragma endscop`"),
-    };
-    Err(FrontendError {
-        path: path.into(),
-        line: 1,
-        column: 1,
-        construct: construct.into(),
-        message: message.into(),
-    })
 }
 
 /// The outermost nodes that lie inside the region.
@@ -132,20 +136,69 @@ fn region_nodes<'t>(node: Node<'t>, region: &Range<usize>) -> Vec<Node<'t>> {
     out
 }
 
-struct Reader<'s> {
-    path: &'s str,
-    source: &'s str,
-    kernel: Kernel,
-    /// Loops around the current node, outermost first.
-    iterators: Vec<LoopId>,
+/// The names a subtree assigns (the array or scalar of each target) or
+/// declares.
+fn collect_written(node: Node, source: &str, out: &mut HashSet<String>) {
+    let base = |mut n: Node| {
+        while n.kind() == "subscript_expression" {
+            match n.child_by_field_name("argument") {
+                Some(a) => n = a,
+                None => break,
+            }
+        }
+        (n.kind() == "identifier").then(|| source[n.byte_range()].to_string())
+    };
+    match node.kind() {
+        "assignment_expression" => {
+            if let Some(name) = node.child_by_field_name("left").and_then(base) {
+                out.insert(name);
+            }
+        }
+        "update_expression" => {
+            if let Some(name) = node.child_by_field_name("argument").and_then(base) {
+                out.insert(name);
+            }
+        }
+        "init_declarator" => {
+            if let Some(name) = node.child_by_field_name("declarator").and_then(base) {
+                out.insert(name);
+            }
+        }
+        "declaration" => {
+            let mut cursor = node.walk();
+            for declarator in node.children_by_field_name("declarator", &mut cursor) {
+                if declarator.kind() == "identifier" {
+                    out.insert(source[declarator.byte_range()].to_string());
+                }
+            }
+        }
+        _ => {}
+    }
+    // A loop's own initialization and step assign its iterator, which is
+    // no value of the region.
+    let header: Vec<usize> = if node.kind() == "for_statement" {
+        ["initializer", "update"]
+            .iter()
+            .filter_map(|f| node.child_by_field_name(f))
+            .map(|n| n.id())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        if !header.contains(&child.id()) {
+            collect_written(child, source, out);
+        }
+    }
 }
 
 impl Reader<'_> {
-    fn text(&self, node: Node) -> &str {
+    pub(super) fn text(&self, node: Node) -> &str {
         &self.source[node.byte_range()]
     }
 
-    fn error_at(&self, offset: usize, construct: &str, message: &str) -> FrontendError {
+    pub(super) fn error_at(&self, offset: usize, construct: &str, message: &str) -> FrontendError {
         let (line, column) = line_column(self.source, offset);
         FrontendError {
             path: self.path.into(),
@@ -156,11 +209,11 @@ impl Reader<'_> {
         }
     }
 
-    fn error(&self, node: Node, construct: &str, message: &str) -> FrontendError {
+    pub(super) fn error(&self, node: Node, construct: &str, message: &str) -> FrontendError {
         self.error_at(node.start_byte(), construct, message)
     }
 
-    fn unsupported(&self, node: Node) -> FrontendError {
+    pub(super) fn unsupported(&self, node: Node) -> FrontendError {
         let construct = match node.kind() {
             "if_statement" => "if statement",
             "while_statement" => "while loop",
@@ -170,12 +223,15 @@ impl Reader<'_> {
             "break_statement" => "break statement",
             "continue_statement" => "continue statement",
             "goto_statement" => "goto statement",
+            "labeled_statement" => "label",
             "declaration" => "declaration",
             "call_expression" => "function call",
             "pointer_expression" => "pointer dereference",
             "field_expression" => "structure field",
             "conditional_expression" => "conditional expression",
             "comma_expression" => "comma expression",
+            "assignment_expression" => "assignment inside an expression",
+            "update_expression" => "increment inside an expression",
             "preproc_call" | "preproc_if" | "preproc_ifdef" => "preprocessor directive",
             "ERROR" => "syntax error",
             other => other,
@@ -183,46 +239,9 @@ impl Reader<'_> {
         let message = if node.kind() == "ERROR" {
             "the C parser cannot read this"
         } else {
-            "not supported inside the scop region: only `for` loops and assignments are"
+            "not supported inside the loop nest: only `for` loops, `if` statements, scalar declarations and assignments are"
         };
         self.error(node, construct, message)
-    }
-
-    /// Bounds and subscripts may only use iterators of enclosing loops and
-    /// symbolic constants that the region does not write; a loop's
-    /// iterator is not a value outside its loop. Anything else would hide
-    /// a dependence.
-    fn check_names(&self) -> Result<(), FrontendError> {
-        let kernel = &self.kernel;
-        for statement in &kernel.statements {
-            let write = &statement.write;
-            if write.subscripts.is_empty() && kernel.params.contains(&write.name) {
-                return Err(self.error_at(
-                    write.span.start,
-                    "assignment to a symbolic constant",
-                    &format!("`{}` is used in loop bounds or subscripts, so it must not change inside the region", write.name),
-                ));
-            }
-            for access in std::iter::once(write).chain(&statement.reads) {
-                if !access.subscripts.is_empty() {
-                    continue;
-                }
-                let outside = kernel.loops.iter().enumerate().any(|(l, lp)| {
-                    lp.iterator == access.name && !statement.loops.contains(&LoopId(l))
-                });
-                if outside {
-                    return Err(self.error_at(
-                        access.span.start,
-                        "loop iterator outside its loop",
-                        &format!(
-                            "`{}` is the iterator of a loop that does not enclose this statement",
-                            access.name
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 
     fn statement(&mut self, node: Node) -> Result<(), FrontendError> {
@@ -232,23 +251,41 @@ impl Reader<'_> {
         }
         match node.kind() {
             "compound_statement" => {
+                let outer = std::mem::replace(&mut self.scope, node.byte_range());
                 let mut cursor = node.walk();
                 let children: Vec<Node> = node
                     .named_children(&mut cursor)
                     .filter(|c| c.kind() != "comment")
                     .collect();
-                for child in children {
-                    self.statement(child)?;
-                }
-                Ok(())
+                let result = children.into_iter().try_for_each(|c| self.statement(c));
+                self.scope = outer;
+                result
             }
             "for_statement" => self.for_loop(node),
+            "if_statement" => self.if_statement(node),
             "expression_statement" => {
                 let Some(expression) = node.named_child(0) else {
                     return Ok(());
                 };
-                self.assignment(expression, node)
+                if expression.kind() != "assignment_expression" {
+                    return Err(if expression.kind() == "update_expression" {
+                        self.error(
+                            expression,
+                            "increment statement",
+                            "write `x += 1` rather than `x++` inside the loop nest",
+                        )
+                    } else {
+                        self.unsupported(expression)
+                    });
+                }
+                let mut chain = self.chain(expression)?;
+                // One assignment runs as written.
+                if let [only] = chain.as_mut_slice() {
+                    only.code = self.text(node).trim().to_string();
+                }
+                self.add_statements(chain, node.byte_range())
             }
+            "declaration" => self.declaration(node),
             "comment" => Ok(()),
             _ => Err(self.unsupported(node)),
         }
@@ -262,10 +299,8 @@ impl Reader<'_> {
                 "a loop needs an initialization `i = lower`",
             )
         })?;
-        let (iterator, lower_node) = match init.kind() {
-            "assignment_expression"
-                if self.text(init.child_by_field_name("operator").unwrap_or(init)) == "=" =>
-            {
+        let (iterator, first_node) = match init.kind() {
+            "assignment_expression" if self.operator(init) == "=" => {
                 let left = init
                     .child_by_field_name("left")
                     .filter(|l| l.kind() == "identifier");
@@ -298,292 +333,833 @@ impl Reader<'_> {
             }
             _ => return Err(self.error(init, "loop initialization", "expected `i = lower`")),
         };
-        let lower = self.affine(lower_node, "loop bound")?;
+        let first = self.affine(first_node, "loop bound")?;
         let condition = node
             .child_by_field_name("condition")
             .ok_or_else(|| self.error(node, "for loop", "a loop needs a condition `i < upper`"))?;
-        let upper = self.upper_bound(condition, &iterator)?;
+        let (up, end) = self.end_of_loop(condition, &iterator)?;
         let update = node
             .child_by_field_name("update")
             .ok_or_else(|| self.error(node, "for loop", "a loop needs an increment `i++`"))?;
-        self.check_unit_step(update, &iterator)?;
+        let steps_up = self.unit_step(update, &iterator)?;
+        if steps_up != up {
+            return Err(self.error(
+                update,
+                "loop increment",
+                &format!(
+                    "`{}` goes the other way than the condition `{}`",
+                    self.text(update),
+                    self.text(condition)
+                ),
+            ));
+        }
+        let overflow = |reader: &Self| reader.error(condition, "loop bound", "integer overflow");
+        // A loop counting down, `first` to `end` (inclusive), runs the
+        // counter from 0 to `first - end`.
+        let (lower, upper, direction) = if up {
+            (first, end, Direction::Up)
+        } else {
+            let count = first
+                .clone()
+                .add(&end, -1)
+                .and_then(|c| c.add(&Affine::constant(1), 1))
+                .ok_or_else(|| overflow(self))?;
+            (Affine::constant(0), count, Direction::Down { first })
+        };
         let id = LoopId(self.kernel.loops.len());
         self.kernel.loops.push(Loop {
             iterator,
             lower,
             upper,
+            direction,
             parent: self.iterators.last().copied(),
+            guarded: self.in_if,
             span: node.byte_range(),
         });
         self.iterators.push(id);
         let body = node
             .child_by_field_name("body")
             .ok_or_else(|| self.error(node, "for loop", "a loop needs a body"))?;
+        let in_if = std::mem::replace(&mut self.in_if, false);
+        let outer = std::mem::replace(&mut self.scope, node.byte_range());
         let result = self.statement(body);
+        self.scope = outer;
+        self.in_if = in_if;
         self.iterators.pop();
         result
     }
 
-    fn upper_bound(&mut self, condition: Node, iterator: &str) -> Result<Affine, FrontendError> {
+    /// The loop's direction (up: `true`) and its end: one past the last
+    /// iteration going up, the last iteration going down.
+    fn end_of_loop(
+        &mut self,
+        condition: Node,
+        iterator: &str,
+    ) -> Result<(bool, Affine), FrontendError> {
         let construct = "loop condition";
+        let expected = "expected `i < upper`, `i <= upper`, `i >= lower` or `i > lower`";
         if condition.kind() != "binary_expression" {
-            return Err(self.error(condition, construct, "expected `i < upper` or `i <= upper`"));
+            return Err(self.error(condition, construct, expected));
         }
-        let operator = condition
-            .child_by_field_name("operator")
-            .map(|o| self.text(o).to_string())
-            .unwrap_or_default();
-        let left = condition.child_by_field_name("left");
-        let right = condition.child_by_field_name("right");
-        let (Some(left), Some(right)) = (left, right) else {
-            return Err(self.error(condition, construct, "expected `i < upper`"));
+        let operator = self.operator(condition);
+        let (Some(left), Some(right)) = (
+            condition.child_by_field_name("left"),
+            condition.child_by_field_name("right"),
+        ) else {
+            return Err(self.error(condition, construct, expected));
         };
-        if self.text(left) != iterator {
+        // `i op bound`, or `bound op i` read the other way round.
+        let (bound, operator) = if self.text(left) == iterator {
+            (right, operator)
+        } else if self.text(right) == iterator {
+            let flipped = match operator.as_str() {
+                "<" => ">",
+                "<=" => ">=",
+                ">" => "<",
+                ">=" => "<=",
+                other => other,
+            };
+            (left, flipped.to_string())
+        } else {
             return Err(self.error(
                 left,
                 construct,
                 &format!("the condition must test the loop's iterator `{iterator}`"),
             ));
-        }
-        let bound = self.affine(right, "loop bound")?;
+        };
+        let value = self.affine(bound, "loop bound")?;
+        let plus_one = |reader: &Self, v: Affine| {
+            v.add(&Affine::constant(1), 1)
+                .ok_or_else(|| reader.error(bound, "loop bound", "integer overflow"))
+        };
         match operator.as_str() {
-            "<" => Ok(bound),
-            "<=" => bound
-                .add(&Affine::constant(1), 1)
-                .ok_or_else(|| self.error(right, "loop bound", "integer overflow")),
-            _ => Err(self.error(
-                condition,
-                construct,
-                &format!("`{operator}`: only `<` and `<=` loops (counting up) are supported"),
-            )),
+            "<" => Ok((true, value)),
+            "<=" => Ok((true, plus_one(self, value)?)),
+            ">=" => Ok((false, value)),
+            ">" => Ok((false, plus_one(self, value)?)),
+            _ => Err(self.error(condition, construct, &format!("`{operator}`: {expected}"))),
         }
     }
 
-    fn check_unit_step(&self, update: Node, iterator: &str) -> Result<(), FrontendError> {
+    /// Whether the update steps up by one (`i++`) or down (`i--`).
+    fn unit_step(&self, update: Node, iterator: &str) -> Result<bool, FrontendError> {
         let text: String = self
             .text(update)
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        let accepted = [
+        let up = [
             format!("{iterator}++"),
             format!("++{iterator}"),
             format!("{iterator}+=1"),
             format!("{iterator}={iterator}+1"),
+            format!("{iterator}=1+{iterator}"),
         ];
-        if accepted.contains(&text) {
-            Ok(())
+        let down = [
+            format!("{iterator}--"),
+            format!("--{iterator}"),
+            format!("{iterator}-=1"),
+            format!("{iterator}={iterator}-1"),
+        ];
+        if up.contains(&text) {
+            Ok(true)
+        } else if down.contains(&text) {
+            Ok(false)
         } else {
             Err(self.error(
                 update,
                 "loop increment",
                 &format!(
-                    "`{}`: only steps of 1 (`{iterator}++`) are supported",
+                    "`{}`: only steps of 1 (`{iterator}++` or `{iterator}--`) are supported",
                     self.text(update)
                 ),
             ))
         }
     }
 
-    fn assignment(&mut self, expression: Node, statement: Node) -> Result<(), FrontendError> {
-        if expression.kind() != "assignment_expression" {
-            return Err(if expression.kind() == "update_expression" {
-                self.error(
-                    expression,
-                    "increment statement",
-                    "write `x += 1` rather than `x++` inside the region",
-                )
-            } else {
-                self.unsupported(expression)
-            });
+    /// `if (c) ... else ...`: the branches read under the condition and
+    /// its negation.
+    fn if_statement(&mut self, node: Node) -> Result<(), FrontendError> {
+        let condition_node = node
+            .child_by_field_name("condition")
+            .ok_or_else(|| self.unsupported(node))?;
+        let condition = self.condition(condition_node)?;
+        if condition.tests_values() {
+            if let Some(update) = self.conditional_update(node)? {
+                return self.add_statements(vec![update], node.byte_range());
+            }
         }
-        let operator = expression
-            .child_by_field_name("operator")
-            .map(|o| self.text(o).to_string())
-            .unwrap_or_default();
+        let statements_before = self.kernel.statements.len();
+        let assignments_before = self.assignments;
+        let loops_before = self.kernel.loops.len();
+        let in_if = std::mem::replace(&mut self.in_if, true);
+        let mut result = Ok(());
+        if let Some(consequence) = node.child_by_field_name("consequence") {
+            self.conditions.push(condition.clone());
+            result = self.statement(consequence);
+            self.conditions.pop();
+        }
+        if let (Ok(()), Some(alternative)) = (&result, node.child_by_field_name("alternative")) {
+            let negated = condition.not().map_err(|_| {
+                self.error(
+                    condition_node,
+                    "condition",
+                    &format!(
+                        "the `else` of `{}` has more than {} cases",
+                        self.text(condition_node),
+                        super::condition::MAX_PIECES
+                    ),
+                )
+            })?;
+            self.conditions.push(negated);
+            let mut cursor = alternative.walk();
+            let branch: Vec<Node> = alternative
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() != "comment")
+                .collect();
+            result = branch.into_iter().try_for_each(|b| self.statement(b));
+            self.conditions.pop();
+        }
+        self.in_if = in_if;
+        result?;
+        // A test of values runs again with every statement it guards: a
+        // statement that changes what it reads would change the next
+        // one's outcome. One assignment alone is safe.
+        if condition.tests_values() {
+            let several =
+                self.assignments - assignments_before > 1 || self.kernel.loops.len() > loops_before;
+            let tested: HashSet<&str> = condition
+                .pieces
+                .iter()
+                .filter_map(|p| p.test.as_ref())
+                .flat_map(|t| t.reads.iter().map(|r| r.name.as_str()))
+                .collect();
+            let changed = self.kernel.statements[statements_before..]
+                .iter()
+                .find(|s| tested.contains(s.write.name.as_str()));
+            if let (true, Some(statement)) = (several, changed) {
+                return Err(self.error(
+                    condition_node,
+                    "condition that reads values",
+                    &format!(
+                        "`{}` reads `{}`, which a statement it guards writes (line {}): give each assignment its own `if`, or compute the condition into a scalar first",
+                        self.text(condition_node),
+                        statement.write.name,
+                        line_column(self.source, statement.span.start).0
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// An `if`/`else if`/`else` chain that tests values and whose every
+    /// branch is one assignment to the same target (a clamp: `if (x[i] <
+    /// lo) x[i] = lo; else if (x[i] > hi) x[i] = hi;`): one statement,
+    /// the chain its code, reading everything the chain reads and its
+    /// target (which may keep its value).
+    fn conditional_update(&mut self, node: Node) -> Result<Option<Assignment>, FrontendError> {
+        let mut conditions = Vec::new();
+        let mut branches = Vec::new();
+        let mut current = Some(node);
+        while let Some(if_node) = current.take() {
+            let Some(condition) = if_node.child_by_field_name("condition") else {
+                return Ok(None);
+            };
+            conditions.push(condition);
+            let Some(consequence) = if_node.child_by_field_name("consequence") else {
+                return Ok(None);
+            };
+            branches.push(consequence);
+            if let Some(alternative) = if_node.child_by_field_name("alternative") {
+                let mut cursor = alternative.walk();
+                let inner: Vec<Node> = alternative
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .collect();
+                match inner.as_slice() {
+                    [next] if next.kind() == "if_statement" => current = Some(*next),
+                    [last] => branches.push(*last),
+                    _ => return Ok(None),
+                }
+            }
+        }
+        // One branch alone is an ordinary `if`: its affine part is better
+        // read into the domain.
+        if branches.len() < 2 {
+            return Ok(None);
+        }
+        let mut assignments = Vec::new();
+        for branch in branches {
+            match single_assignment(branch) {
+                Some(a) => assignments.push(a),
+                None => return Ok(None),
+            }
+        }
+        let target_text = |reader: &Self, a: Node| {
+            a.child_by_field_name("left").map(|l| {
+                reader
+                    .text(l)
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+            })
+        };
+        let first_target = target_text(self, assignments[0]);
+        if first_target.is_none()
+            || assignments
+                .iter()
+                .any(|a| target_text(self, *a) != first_target)
+        {
+            return Ok(None);
+        }
+        let Some(left) = assignments[0].child_by_field_name("left") else {
+            return Ok(None);
+        };
+        let write = self.access(left)?;
+        let mut reads = vec![write.clone()];
+        for condition in conditions {
+            self.reads(condition, &mut reads)?;
+        }
+        for assignment in assignments {
+            let operator = self.operator(assignment);
+            self.check_operator(assignment, &operator)?;
+            if let Some(right) = assignment.child_by_field_name("right") {
+                self.reads(right, &mut reads)?;
+            }
+        }
+        Ok(Some(Assignment {
+            write,
+            reads,
+            code: self.text(node).to_string(),
+        }))
+    }
+
+    fn check_operator(&self, expression: Node, operator: &str) -> Result<(), FrontendError> {
+        if ["=", "+=", "-=", "*=", "/="].contains(&operator) {
+            Ok(())
+        } else {
+            Err(self.error(
+                expression,
+                "assignment",
+                &format!("`{operator}` is not supported; use `=`, `+=`, `-=`, `*=` or `/=`"),
+            ))
+        }
+    }
+
+    /// An assignment expression as assignments in the order they run: `a
+    /// = b = e` is `b = e`, then `a = b`.
+    fn chain(&mut self, expression: Node) -> Result<Vec<Assignment>, FrontendError> {
+        let operator = self.operator(expression);
         let (Some(left), Some(right)) = (
             expression.child_by_field_name("left"),
             expression.child_by_field_name("right"),
         ) else {
             return Err(self.error(expression, "assignment", "expected `target = expression`"));
         };
+        self.check_operator(expression, &operator)?;
         let write = self.access(left)?;
         let mut reads = Vec::new();
         if operator != "=" {
-            if !["+=", "-=", "*=", "/="].contains(&operator.as_str()) {
-                return Err(self.error(
-                    expression,
-                    "assignment",
-                    &format!("`{operator}` is not supported; use `=`, `+=`, `-=`, `*=` or `/=`"),
-                ));
-            }
             reads.push(write.clone());
         }
+        if right.kind() == "assignment_expression" {
+            let mut inner = self.chain(right)?;
+            let inner_left = right
+                .child_by_field_name("left")
+                .ok_or_else(|| self.unsupported(right))?;
+            reads.push(self.access(inner_left)?);
+            let code = format!("{} {operator} {};", self.text(left), self.text(inner_left));
+            inner.push(Assignment { write, reads, code });
+            return Ok(inner);
+        }
         self.reads(right, &mut reads)?;
-        self.kernel.statements.push(Statement {
-            loops: self.iterators.clone(),
+        Ok(vec![Assignment {
             write,
             reads,
-            span: statement.byte_range(),
-        });
+            code: format!("{};", self.text(expression)),
+        }])
+    }
+
+    /// A declaration of scalars inside the region: each initialized one
+    /// is a statement assigning it.
+    fn declaration(&mut self, node: Node) -> Result<(), FrontendError> {
+        let mut cursor = node.walk();
+        let declarators: Vec<Node> = node
+            .children_by_field_name("declarator", &mut cursor)
+            .collect();
+        let Some(first) = declarators.first() else {
+            return Err(self.unsupported(node));
+        };
+        let prefix = self.source[node.start_byte()..first.start_byte()].to_string();
+        let words: Vec<&str> = prefix.split_whitespace().collect();
+        let refused = [
+            "static",
+            "extern",
+            "volatile",
+            "typedef",
+            "_Thread_local",
+            "thread_local",
+        ];
+        if let Some(word) = words.iter().find(|w| refused.contains(w)) {
+            return Err(self.error(
+                node,
+                "declaration",
+                &format!("a `{word}` declaration inside the loop nest is not supported; declare it before the nest"),
+            ));
+        }
+        let type_name: Vec<&str> = words
+            .iter()
+            .copied()
+            .filter(|w| !["const", "register", "auto"].contains(w))
+            .collect();
+        let type_name = type_name.join(" ");
+        let mut statements = Vec::new();
+        for declarator in declarators {
+            let (name_node, value) = match declarator.kind() {
+                "identifier" => (declarator, None),
+                "init_declarator" => match (
+                    declarator.child_by_field_name("declarator"),
+                    declarator.child_by_field_name("value"),
+                ) {
+                    (Some(n), v) if n.kind() == "identifier" => (n, v),
+                    _ => return Err(self.declaration_refused(declarator)),
+                },
+                _ => return Err(self.declaration_refused(declarator)),
+            };
+            let name = self.text(name_node).to_string();
+            if self.kernel.loops.iter().any(|l| l.iterator == name) {
+                return Err(self.error(
+                    name_node,
+                    "declaration",
+                    &format!("`{name}` is also a loop iterator of the nest; rename it"),
+                ));
+            }
+            self.declared.push(Declared {
+                local: LocalScalar {
+                    name: name.clone(),
+                    type_name: type_name.clone(),
+                    top_level: self.iterators.is_empty()
+                        && self.conditions.is_empty()
+                        && self.scope == self.kernel.region,
+                },
+                scope: self.scope.clone(),
+                at: node.start_byte(),
+            });
+            let Some(value) = value else { continue };
+            if value.kind() == "initializer_list" {
+                return Err(self.declaration_refused(declarator));
+            }
+            let write = RawAccess {
+                name: name.clone(),
+                subscripts: Vec::new(),
+                span: name_node.byte_range(),
+            };
+            if value.kind() == "assignment_expression" {
+                let mut inner = self.chain(value)?;
+                let inner_left = value
+                    .child_by_field_name("left")
+                    .ok_or_else(|| self.unsupported(value))?;
+                let reads = vec![self.access(inner_left)?];
+                let code = format!("{name} = {};", self.text(inner_left));
+                inner.push(Assignment { write, reads, code });
+                statements.extend(inner);
+            } else {
+                let mut reads = Vec::new();
+                self.reads(value, &mut reads)?;
+                let code = format!("{name} = {};", self.text(value));
+                statements.push(Assignment { write, reads, code });
+            }
+        }
+        if statements.is_empty() {
+            return Ok(());
+        }
+        self.add_statements(statements, node.byte_range())
+    }
+
+    fn declaration_refused(&self, declarator: Node) -> FrontendError {
+        self.error(
+            declarator,
+            "declaration",
+            &format!(
+                "`{}`: only scalars (`double s = 0.0;`) may be declared inside the loop nest; declare arrays and pointers before it",
+                self.text(declarator)
+            ),
+        )
+    }
+
+    /// The loops' bounds around the current node as constraints `e >= 0`.
+    fn loop_constraints(&self) -> Vec<Affine> {
+        let mut out = Vec::new();
+        for &l in &self.iterators {
+            let lp = &self.kernel.loops[l.0];
+            let counter = Affine::variable(Variable::Iterator(l));
+            if let Some(low) = counter.clone().add(&lp.lower, -1) {
+                out.push(low);
+            }
+            if let Some(high) = lp
+                .upper
+                .clone()
+                .add(&counter, -1)
+                .and_then(|h| h.add(&Affine::constant(-1), 1))
+            {
+                out.push(high);
+            }
+        }
+        out
+    }
+
+    /// The pieces of the current node's domain: the conditions around it,
+    /// intersected, without the pieces no instance can be in and without
+    /// the inequalities the others and the loops' bounds imply.
+    fn pieces(&self, at: usize) -> Result<Vec<Piece>, FrontendError> {
+        let mut condition = Condition::always();
+        for c in &self.conditions {
+            condition = condition.and(c).map_err(|_| {
+                self.error_at(
+                    at,
+                    "condition",
+                    &format!(
+                        "the conditions around this statement split it into more than {} cases",
+                        super::condition::MAX_PIECES
+                    ),
+                )
+            })?;
+        }
+        let bounds = self.loop_constraints();
+        let counters: Vec<usize> = self.iterators.iter().map(|l| l.0).collect();
+        let mut out = Vec::new();
+        for mut piece in condition.pieces {
+            let mut all = bounds.clone();
+            all.extend(piece.affine.iter().cloned());
+            let domain = Domain {
+                counters: &counters,
+                params: self.kernel.params.len(),
+                constraints: &all,
+            };
+            if domain.implies(&Affine::constant(-1)) {
+                continue; // empty
+            }
+            // Drop what the rest implies, one inequality at a time.
+            let mut k = 0;
+            while k < piece.affine.len() {
+                let mut others = bounds.clone();
+                others.extend(
+                    piece
+                        .affine
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != k)
+                        .map(|(_, e)| e.clone()),
+                );
+                let domain = Domain {
+                    counters: &counters,
+                    params: self.kernel.params.len(),
+                    constraints: &others,
+                };
+                if domain.implies(&piece.affine[k]) {
+                    piece.affine.remove(k);
+                } else {
+                    k += 1;
+                }
+            }
+            out.push(piece);
+        }
+        Ok(out)
+    }
+
+    /// Adds the statements of one C statement, one per piece of its
+    /// domain.
+    fn add_statements(
+        &mut self,
+        assignments: Vec<Assignment>,
+        span: Range<usize>,
+    ) -> Result<(), FrontendError> {
+        self.assignments += assignments.len();
+        let pieces = self.pieces(span.start)?;
+        let bounds = self.loop_constraints();
+        let counters: Vec<usize> = self.iterators.iter().map(|l| l.0).collect();
+        for piece in &pieces {
+            let mut constraints = bounds.clone();
+            constraints.extend(piece.affine.iter().cloned());
+            for assignment in &assignments {
+                let domain = Domain {
+                    counters: &counters,
+                    params: self.kernel.params.len(),
+                    constraints: &constraints,
+                };
+                let write = self.resolve(&assignment.write, &domain)?;
+                let mut reads = Vec::new();
+                for read in &assignment.reads {
+                    reads.push(self.resolve(read, &domain)?);
+                }
+                let code = match &piece.test {
+                    Some(test) => {
+                        for read in &test.reads {
+                            reads.push(self.resolve(read, &domain)?);
+                        }
+                        // Under a failed test the target keeps its value.
+                        if !reads.contains(&write) {
+                            reads.push(write.clone());
+                        }
+                        format!("if ({}) {}", test.text, assignment.code)
+                    }
+                    None => assignment.code.clone(),
+                };
+                self.kernel.statements.push(Statement {
+                    loops: self.iterators.clone(),
+                    guards: piece.affine.clone(),
+                    write,
+                    reads,
+                    code,
+                    span: span.clone(),
+                });
+            }
+        }
         Ok(())
     }
 
-    /// An array element `A[i][j + 1]` or a scalar `s`.
-    fn access(&mut self, node: Node) -> Result<Access, FrontendError> {
-        let span = node.byte_range();
-        let mut subscripts = Vec::new();
-        let mut current = node;
-        while current.kind() == "subscript_expression" {
-            let index = current
-                .child_by_field_name("index")
-                .ok_or_else(|| self.error(current, "array subscript", "missing index"))?;
-            subscripts.push(self.affine(index, "array subscript")?);
-            current = current
-                .child_by_field_name("argument")
-                .ok_or_else(|| self.error(current, "array subscript", "missing array"))?;
-        }
-        if current.kind() != "identifier" {
-            return Err(self.unsupported(current));
-        }
-        let name = self.text(current).to_string();
-        if self
-            .iterators
-            .iter()
-            .any(|l| self.kernel.loops[l.0].iterator == name)
-            && subscripts.is_empty()
-        {
-            return Err(self.error(
-                current,
-                "assignment to a loop iterator",
-                &format!("`{name}` is the iterator of an enclosing loop"),
+    /// An access with its subscripts delinearized where they must be.
+    fn resolve(&mut self, raw: &RawAccess, domain: &Domain) -> Result<Access, FrontendError> {
+        let affine: Option<Vec<Affine>> =
+            raw.subscripts.iter().map(|(p, _)| p.to_affine()).collect();
+        if raw.subscripts.len() >= 2 && self.pointers.get(&raw.name) == Some(&Pointer::ToPointers) {
+            return Err(self.error_at(
+                raw.span.start,
+                "pointer to pointers",
+                &format!(
+                    "`{}` is declared as pointers to rows, which may overlap, so `{}` is not an element of a matrix; use one pointer with linearized subscripts (`{}[i * n + j]`) or an array",
+                    raw.name,
+                    &self.source[raw.span.clone()],
+                    raw.name
+                ),
             ));
         }
-        subscripts.reverse();
+        if let Some(subscripts) = affine {
+            return Ok(Access {
+                name: raw.name.clone(),
+                subscripts,
+                span: raw.span.clone(),
+            });
+        }
+        let [(polynomial, subscript_span)] = raw.subscripts.as_slice() else {
+            let (_, span) = raw
+                .subscripts
+                .iter()
+                .find(|(p, _)| p.to_affine().is_none())
+                .cloned()
+                .unwrap_or_else(|| raw.subscripts[0].clone());
+            return Err(self.error_at(
+                span.start,
+                "array subscript",
+                &format!(
+                    "`{}` is not affine: a linearized subscript is read only as an array's only subscript",
+                    &self.source[span.clone()]
+                ),
+            ));
+        };
+        let text = &self.source[subscript_span.clone()];
+        let split = delinearize(polynomial, domain).map_err(|refusal| {
+            let why = match refusal {
+                Refusal::NoSize => {
+                    "no parameter is a factor of every product, so no dimension size shows"
+                        .to_string()
+                }
+                Refusal::NotAffine(p) => {
+                    format!("the part without `{}` is not affine", self.kernel.params[p])
+                }
+                Refusal::Unproved { inner, size } => format!(
+                    "the loop bounds do not prove 0 <= {} < {} for every instance",
+                    inner.display(&self.kernel),
+                    self.kernel.params[size]
+                ),
+            };
+            self.error_at(
+                subscript_span.start,
+                "array subscript",
+                &format!("`{text}` is not affine and does not split into dimensions: {why}"),
+            )
+        })?;
+        match self.shapes.get(&raw.name) {
+            Some((sizes, first)) if *sizes != split.sizes => {
+                let (line, _) = line_column(self.source, first.start);
+                return Err(self.error_at(
+                    subscript_span.start,
+                    "array subscript",
+                    &format!(
+                        "`{text}` splits `{}` into rows of other sizes than `{}` (line {line})",
+                        raw.name,
+                        &self.source[first.clone()]
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                self.shapes.insert(
+                    raw.name.clone(),
+                    (split.sizes.clone(), subscript_span.clone()),
+                );
+            }
+        }
         Ok(Access {
-            name,
-            subscripts,
-            span,
+            name: raw.name.clone(),
+            subscripts: split.subscripts,
+            span: raw.span.clone(),
         })
     }
 
-    /// Collects the elements and scalars an expression reads.
-    fn reads(&mut self, node: Node, out: &mut Vec<Access>) -> Result<(), FrontendError> {
-        match node.kind() {
-            "number_literal" | "char_literal" | "true" | "false" | "comment" => Ok(()),
-            "identifier" => {
-                let name = self.text(node).to_string();
-                let is_iterator = self
-                    .iterators
-                    .iter()
-                    .any(|l| self.kernel.loops[l.0].iterator == name);
-                if !is_iterator {
-                    out.push(Access {
-                        name,
-                        subscripts: Vec::new(),
-                        span: node.byte_range(),
-                    });
+    /// Bounds and subscripts may only use iterators of enclosing loops and
+    /// symbolic constants that the region does not write; a loop's
+    /// iterator is not a value outside its loop. Anything else would hide
+    /// a dependence.
+    fn check_names(&self) -> Result<(), FrontendError> {
+        let kernel = &self.kernel;
+        for statement in &kernel.statements {
+            let write = &statement.write;
+            if write.subscripts.is_empty() && kernel.params.contains(&write.name) {
+                return Err(self.error_at(
+                    write.span.start,
+                    "assignment to a symbolic constant",
+                    &format!("`{}` is used in loop bounds, subscripts or conditions, so it must not change inside the loop nest", write.name),
+                ));
+            }
+            for access in std::iter::once(write).chain(&statement.reads) {
+                if !access.subscripts.is_empty() {
+                    continue;
                 }
-                Ok(())
-            }
-            "subscript_expression" => {
-                let access = self.access(node)?;
-                out.push(access);
-                Ok(())
-            }
-            "binary_expression"
-            | "parenthesized_expression"
-            | "unary_expression"
-            | "cast_expression" => {
-                let mut cursor = node.walk();
-                let children: Vec<Node> = node.named_children(&mut cursor).collect();
-                for child in children {
-                    if child.kind() != "type_descriptor" {
-                        self.reads(child, out)?;
-                    }
+                let outside = kernel.loops.iter().enumerate().any(|(l, lp)| {
+                    lp.iterator == access.name && !statement.loops.contains(&LoopId(l))
+                });
+                if outside {
+                    return Err(self.error_at(
+                        access.span.start,
+                        "loop iterator outside its loop",
+                        &format!(
+                            "`{}` is the iterator of a loop that does not enclose this statement",
+                            access.name
+                        ),
+                    ));
                 }
-                Ok(())
             }
-            // Calls of pure functions and macros (`sqrt(x)`, `SCALAR_VAL(2.0)`):
-            // their arguments are read.
-            "call_expression" => {
-                if let Some(arguments) = node.child_by_field_name("arguments") {
-                    let mut cursor = arguments.walk();
-                    let children: Vec<Node> = arguments.named_children(&mut cursor).collect();
-                    for child in children {
-                        self.reads(child, out)?;
-                    }
-                }
-                Ok(())
-            }
-            _ => Err(self.unsupported(node)),
         }
+        Ok(())
     }
 
-    /// An affine expression of the enclosing iterators and parameters.
-    fn affine(&mut self, node: Node, construct: &str) -> Result<Affine, FrontendError> {
-        let not_affine = |reader: &Self, n: Node, why: &str| {
-            reader.error(
-                n,
-                construct,
-                &format!("`{}` is not affine: {why}", reader.text(n)),
-            )
-        };
-        match node.kind() {
-            "number_literal" => {
-                let text = self.text(node).trim_end_matches(['u', 'U', 'l', 'L']);
-                text.parse::<i64>().map(Affine::constant).map_err(|_| not_affine(self, node, "only integer constants"))
+    /// A scalar declared in the region is used only in its block, after
+    /// its declaration, with one type per name: the explicit code
+    /// declares it once at the top of the region.
+    fn check_locals(&self) -> Result<(), FrontendError> {
+        for declared in &self.declared {
+            let local = &declared.local;
+            if let Some(other) = self
+                .declared
+                .iter()
+                .find(|d| d.local.name == local.name && d.local.type_name != local.type_name)
+            {
+                return Err(self.error_at(
+                    other.at,
+                    "declaration",
+                    &format!(
+                        "`{}` is declared as `{}` and as `{}` in the loop nest; rename one",
+                        local.name, local.type_name, other.local.type_name
+                    ),
+                ));
             }
-            "identifier" => {
-                let name = self.text(node).to_string();
-                if let Some(l) = self.iterators.iter().rev().find(|l| self.kernel.loops[l.0].iterator == name) {
-                    return Ok(Affine::variable(Variable::Iterator(*l)));
+            for statement in &self.kernel.statements {
+                let uses = std::iter::once(&statement.write)
+                    .chain(&statement.reads)
+                    .filter(|a| a.subscripts.is_empty() && a.name == local.name)
+                    .any(|a| {
+                        !self.declared.iter().any(|d| {
+                            d.local.name == local.name
+                                && d.scope.start <= a.span.start
+                                && a.span.end <= d.scope.end
+                                && d.at <= a.span.start
+                        })
+                    });
+                if uses {
+                    return Err(self.error_at(
+                        statement.span.start,
+                        "scalar used outside its block",
+                        &format!(
+                            "`{}` is declared inside the loop nest (line {}) and used where that declaration is not in scope; rename one of them",
+                            local.name,
+                            line_column(self.source, declared.at).0
+                        ),
+                    ));
                 }
-                let index = match self.kernel.params.iter().position(|p| *p == name) {
-                    Some(i) => i,
-                    None => {
-                        self.kernel.params.push(name);
-                        self.kernel.params.len() - 1
-                    }
-                };
-                Ok(Affine::variable(Variable::Param(index)))
             }
-            "parenthesized_expression" => match node.named_child(0) {
-                Some(inner) => self.affine(inner, construct),
-                None => Err(not_affine(self, node, "empty parentheses")),
-            },
-            "unary_expression" => {
-                let operator = node.child_by_field_name("operator").map(|o| self.text(o).to_string()).unwrap_or_default();
-                let argument = node.child_by_field_name("argument").ok_or_else(|| not_affine(self, node, "missing operand"))?;
-                let value = self.affine(argument, construct)?;
-                match operator.as_str() {
-                    "-" => value.scale(-1).ok_or_else(|| not_affine(self, node, "overflow")),
-                    "+" => Ok(value),
-                    _ => Err(not_affine(self, node, &format!("operator `{operator}`"))),
-                }
-            }
-            "binary_expression" => {
-                let operator = node.child_by_field_name("operator").map(|o| self.text(o).to_string()).unwrap_or_default();
-                let (Some(l), Some(r)) = (node.child_by_field_name("left"), node.child_by_field_name("right")) else {
-                    return Err(not_affine(self, node, "missing operand"));
-                };
-                let left = self.affine(l, construct)?;
-                let right = self.affine(r, construct)?;
-                let result = match operator.as_str() {
-                    "+" => left.add(&right, 1),
-                    "-" => left.add(&right, -1),
-                    "*" => match (left.as_constant(), right.as_constant()) {
-                        (Some(c), _) => right.scale(c),
-                        (_, Some(c)) => left.scale(c),
-                        _ => return Err(not_affine(self, node, "a product of two variables")),
-                    },
-                    _ => return Err(not_affine(self, node, &format!("operator `{operator}`"))),
-                };
-                result.ok_or_else(|| not_affine(self, node, "integer overflow"))
-            }
-            _ => Err(not_affine(self, node, "only integers, loop iterators, symbolic constants, `+`, `-` and products by constants")),
         }
+        Ok(())
     }
+
+    /// Locals, delinearized arrays and aliasing pairs, from what was read.
+    fn finish(&mut self) {
+        for declared in &self.declared {
+            if !self
+                .kernel
+                .locals
+                .iter()
+                .any(|l| l.name == declared.local.name)
+            {
+                self.kernel.locals.push(declared.local.clone());
+            } else if declared.local.top_level {
+                if let Some(l) = self
+                    .kernel
+                    .locals
+                    .iter_mut()
+                    .find(|l| l.name == declared.local.name)
+                {
+                    l.top_level = true;
+                }
+            }
+        }
+        let mut linearized: Vec<Linearized> = self
+            .shapes
+            .iter()
+            .filter(|(_, (sizes, _))| !sizes.is_empty())
+            .map(|(name, (sizes, _))| Linearized {
+                name: name.clone(),
+                sizes: sizes.clone(),
+            })
+            .collect();
+        linearized.sort_by(|a, b| a.name.cmp(&b.name));
+        self.kernel.linearized = linearized;
+        let arrays: Vec<String> = self
+            .kernel
+            .statements
+            .iter()
+            .flat_map(|s| std::iter::once(&s.write).chain(&s.reads))
+            .filter(|a| !a.subscripts.is_empty())
+            .map(|a| a.name.clone())
+            .collect();
+        self.kernel.aliasing = aliasing(&arrays, &self.pointers);
+    }
+}
+
+/// The assignment of a branch that is one assignment statement (braces
+/// allowed), not chained.
+fn single_assignment(branch: Node) -> Option<Node> {
+    let statement = if branch.kind() == "compound_statement" {
+        let mut cursor = branch.walk();
+        let inner: Vec<Node> = branch
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        match inner.as_slice() {
+            [one] => *one,
+            _ => return None,
+        }
+    } else {
+        branch
+    };
+    let expression = (statement.kind() == "expression_statement")
+        .then(|| statement.named_child(0))
+        .flatten()?;
+    let chained = expression
+        .child_by_field_name("right")
+        .is_some_and(|r| r.kind() == "assignment_expression");
+    (expression.kind() == "assignment_expression" && !chained).then_some(expression)
 }
 
 fn first_error(node: Node) -> Option<Node> {

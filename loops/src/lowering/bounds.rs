@@ -18,6 +18,12 @@
 //! statement of a merged loop: the loop's lower bound when it reads only
 //! parameters, else 0.
 //!
+//! The affine conditions of the `if` statements around a statement are
+//! constraints of its polyhedron too, enforced like the bounds of the
+//! innermost loop they read (so `if (j > i)` becomes a bound of `j`, or
+//! of `i` once interchanged inside it); a condition that reads no loop is
+//! left to the emitters.
+//!
 //! Merged loops of statements whose bounds differ run over the hull of
 //! their ranges; the emitters then guard each statement with its own.
 
@@ -381,11 +387,31 @@ fn statement_ranges(
         };
     // The statement's own constraints, each with the C loop it bounds.
     let mut rows: Vec<(LoopId, Inequality)> = Vec::new();
-    for &l in &kernel.statements[statement.0].loops {
+    let own_statement = &kernel.statements[statement.0];
+    for &l in &own_statement.loops {
         let c_loop = &kernel.loops[l.0];
         let x = point_var[&l];
         rows.push((l, row_of(&c_loop.lower, 1, x, 0)?)); // x - lower >= 0
         rows.push((l, row_of(&c_loop.upper, -1, x, -1)?)); // upper - 1 - x >= 0
+    }
+    // The conditions of its `if` statements bound the innermost of the
+    // loops they read, like that loop's own bounds; those that read no
+    // loop are the emitters' to test.
+    for guard in &own_statement.guards {
+        let innermost = own_statement
+            .loops
+            .iter()
+            .rev()
+            .find(|&&l| guard.coefficient(Variable::Iterator(l)) != 0);
+        if let Some(&l) = innermost {
+            // guard >= 0 is `1 * (x - (x - guard)) >= 0`.
+            let x = Affine {
+                constant: 0,
+                terms: vec![(Variable::Iterator(l), 1)],
+            };
+            let shifted = x.add(guard, -1).ok_or_else(overflow)?;
+            rows.push((l, row_of(&shifted, 1, point_var[&l], 0)?));
+        }
     }
     for (i, level) in levels.iter().enumerate() {
         if level.part == Part::Tile {

@@ -278,8 +278,8 @@ impl Schedule {
                 let indent = "  ".repeat(depth);
                 match node {
                     Node::Statement(s) => {
-                        let span = &kernel.statements[s.0].span;
-                        out.push_str(&format!("{indent}{}\n", kernel.source[span.clone()].trim()));
+                        let code = &kernel.statements[s.0].code;
+                        out.push_str(&format!("{indent}{}\n", code.trim()));
                     }
                     Node::Loop(l) => {
                         let names: Vec<&str> = l

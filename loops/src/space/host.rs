@@ -181,10 +181,12 @@ impl KernelHost {
     /// with every tile just outside its point dimension and the dimensions
     /// of one loop merged across its statements.
     pub fn original_order(&self, a: StatementsId, b: StatementsId) -> u64 {
+        // Statements of one C statement share its start: their numbers
+        // order them.
         let start = |x: StatementsId| match (self.statement(x), self.dimension(x)) {
-            (Some(s), _) => self.kernel.statements[s].span.start,
-            (_, Some(d)) => self.kernel.loops[d.loop_id.0].span.start,
-            _ => 0,
+            (Some(s), _) => self.kernel.textual_position(StatementId(s)),
+            (_, Some(d)) => (self.kernel.loops[d.loop_id.0].span.start, 0),
+            _ => (0, 0),
         };
         let textual = if start(a) < start(b) {
             order::BEFORE
@@ -374,10 +376,17 @@ impl Host for KernelHost {
             (Some(d), Some(e)) if d.statement == e.statement && d.loop_id != e.loop_id => {
                 let loops = self.kernel.loops_of(d.statement);
                 // The loops reached from d's through bounds, either way.
+                // A condition of the statement that reads both loops ties
+                // them as a bound does.
+                let guards = &self.kernel.statements[d.statement.0].guards;
                 let reads = |a: LoopId, b: LoopId| {
                     let lp = &self.kernel.loops[a.0];
-                    let variable = Variable::Iterator(b);
-                    lp.lower.coefficient(variable) != 0 || lp.upper.coefficient(variable) != 0
+                    let (va, vb) = (Variable::Iterator(a), Variable::Iterator(b));
+                    lp.lower.coefficient(vb) != 0
+                        || lp.upper.coefficient(vb) != 0
+                        || guards
+                            .iter()
+                            .any(|g| g.coefficient(va) != 0 && g.coefficient(vb) != 0)
                 };
                 let mut reached = vec![d.loop_id];
                 let mut changed = true;

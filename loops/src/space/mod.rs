@@ -3,12 +3,14 @@
 //! `tile_size`; legality from the dependences' per-dimension signs), the
 //! kernel as its host ([`host`]), the names people give its objects
 //! ([`names`], for `--fix` and reports), completion of a partly decided
-//! candidate with the original program's values ([`complete`]), and the
+//! candidate with the original program's values ([`complete`]), the
+//! decisions no search takes ([`pins`]), and the
 //! order in which decisions are taken ([`DECISION_PRIORITY`]).
 
 pub mod complete;
 pub mod host;
 pub mod names;
+pub mod pins;
 
 include!(concat!(env!("OUT_DIR"), "/loops.rs"));
 

@@ -11,6 +11,7 @@ use crate::fingerprint::fingerprint;
 use crate::frontend::read_kernel_file;
 use crate::space::host::KernelHost;
 use crate::space::names::{apply_named_fixes, Names};
+use crate::space::pins::pin_straight_line_code;
 use crate::space::Backbone;
 
 pub use crate::space::LoopCandidate;
@@ -37,7 +38,7 @@ impl LoadedKernel {
     /// file, or the decision and why it cannot be taken.
     pub fn load(options: &KernelOptions) -> Result<LoadedKernel, String> {
         let path = options.kernel.clone();
-        let host = KernelHost::new(read_kernel_file(&path)?);
+        let host = KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?);
         let mut root = Candidate::new_explained(Backbone(host.clone()))
             .map_err(|e| format!("{}: the loop space has no candidate: {e}", path.display()))?;
         let mut fixes = options.fixes.clone();
@@ -47,6 +48,7 @@ impl LoadedKernel {
                     .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?,
             );
         }
+        pin_straight_line_code(&host, &mut root)?;
         let unfixed = root.clone().without_explanations();
         apply_named_fixes(&host, &mut root, &fixes)?;
         let names = Names::new(&host);

@@ -153,7 +153,10 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(
-        format!("loops:{}", loaded.path.display()),
+        match &options.kernel.nest {
+            Some(nest) => format!("loops:{} --nest {nest}", loaded.path.display()),
+            None => format!("loops:{}", loaded.path.display()),
+        },
         search_name.clone(),
         options.seed,
         serde_json::json!({

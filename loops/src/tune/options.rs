@@ -51,9 +51,14 @@ impl Emit {
 #[derive(clap::Args)]
 pub struct KernelOptions {
     /// A C file with its loop nest between `#pragma scop` and `#pragma
-    /// endscop`.
+    /// endscop`, or with loop nests `--nest` picks from.
     #[arg(value_name = "KERNEL.c")]
     pub kernel: PathBuf,
+    /// In a file without `#pragma scop`: the loop nest to tune, by its
+    /// function's name or a line inside it (`commute show` lists them);
+    /// not needed when the file has one readable nest.
+    #[arg(long, value_name = "FUNCTION|LINE")]
+    pub nest: Option<String>,
     /// A decision fixed upfront, objects named as `commute show` lists
     /// them: `dim_kind(j) = PARALLEL`, `tile_size(k) = 32`,
     /// `order(i, j) = OUTER` (repeatable).

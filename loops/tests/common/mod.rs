@@ -23,3 +23,72 @@ pub fn scratch(test: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
 }
+
+/// The nest to read in examples without `#pragma scop`, by file stem.
+const NESTS: &[(&str, &str)] = &[("matmul-pointers", "matmul")];
+
+/// The `--nest` of an example (by its path), if it needs one.
+pub fn nest_of(path: &str) -> Option<&'static str> {
+    let stem = Path::new(path).file_stem()?.to_str()?;
+    NESTS.iter().find(|(s, _)| *s == stem).map(|(_, n)| *n)
+}
+
+/// A kernel with every construct of real code: a loop counting down
+/// around a triangular one counting down, scalars declared at the top and
+/// in the loop, a chained assignment (in a declaration and under an
+/// `else`), a conditional expression, affine conditions (a conjunction
+/// with its `else`, `!=` around a loop, one that reads only a parameter),
+/// a test of values, and straight-line code before and after the loops.
+pub const EVERY_CONSTRUCT: &str = r#"#include <stdio.h>
+#include "harness.h"
+
+static double A[N][N], B[N][N], x[N], y[N];
+
+static void init(void) {
+  for (int i = 0; i < N; i++) {
+    x[i] = (double)(i % 7) / 7.0;
+    y[i] = 0.0;
+    for (int j = 0; j < N; j++) {
+      A[i][j] = (double)((i + 2 * j) % 5) / 10.0;
+      B[i][j] = (double)((i * j) % 3) / 3.0;
+    }
+  }
+}
+
+static void kernel(int n, int m) {
+  int i, j, k;
+#pragma scop
+  double scale = 0.5;
+  double w = x[0] = scale * 2.0;
+  for (i = n - 1; i >= 0; i--) {
+    double acc = 0.0;
+    for (j = i; j > 0; --j)
+      acc += A[i][j] * x[j];
+    y[i] = acc > 1.0 ? 1.0 : acc;
+    if (i > 2 && i < n - 2)
+      B[i][i] = y[i] + w;
+    else
+      B[i][0] = w = y[i];
+    if (m > 3)
+      x[i] += 1.0;
+    if (x[i] > 0.75)
+      x[i] -= scale;
+    if (i != 5) {
+      for (k = 0; k < i; k++)
+        A[k][i] += B[i][k] * scale;
+    }
+  }
+  y[0] = w;
+#pragma endscop
+}
+
+int main(int argc, char **argv) {
+  init();
+  kernel(N, 5);
+  harness_dump(argc, argv, "A", &A[0][0], (long)N * N);
+  harness_dump(argc, argv, "B", &B[0][0], (long)N * N);
+  harness_dump(argc, argv, "x", x, N);
+  harness_dump(argc, argv, "y", y, N);
+  return 0;
+}
+"#;

@@ -1,7 +1,9 @@
 //! Random affine loop nests written as C, for property tests: up to three
 //! statements assigning array elements or a scalar, in loops whose bounds
 //! are constants, an enclosing iterator (triangular nests) or a symbolic
-//! size, with affine subscripts.
+//! size, with affine subscripts; loops may count down, statements may sit
+//! under `if` statements with affine conditions (conjunctions, `!=`,
+//! `else`), and right-hand sides may be conditional expressions.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -32,6 +34,12 @@ pub struct Style {
     pub repeat_bounds: f64,
     /// Another top-level nest while there are fewer than 2 statements.
     pub more: f64,
+    /// A loop that counts down over the same range.
+    pub down: f64,
+    /// A statement under an `if` (with an `else` half the time).
+    pub guard: f64,
+    /// A conditional expression as the right-hand side.
+    pub conditional: f64,
     /// The C before the region: declarations and the function's head.
     pub head: &'static str,
 }
@@ -80,13 +88,60 @@ impl Generator<'_> {
     }
 
     fn statement(&mut self, around: &[&str], indent: &str) -> String {
+        if !around.is_empty() && draw(self.style.guard, &mut self.rng) {
+            let condition = self.condition(around);
+            let then = self.assignment(around);
+            if self.rng.random_bool(0.5) {
+                let otherwise = self.assignment(around);
+                return format!(
+                    "{indent}if ({condition})\n{indent}  {then}{indent}else\n{indent}  {otherwise}"
+                );
+            }
+            return format!("{indent}if ({condition})\n{indent}  {then}");
+        }
+        format!("{indent}{}", self.assignment(around))
+    }
+
+    /// One assignment statement, its line end included.
+    fn assignment(&mut self, around: &[&str]) -> String {
         self.statements += 1;
         let target = self.access(around);
         let op = ["=", "+="][self.rng.random_range(0..2)];
+        if draw(self.style.conditional, &mut self.rng) {
+            let (a, b, c) = (
+                self.access(around),
+                self.access(around),
+                self.access(around),
+            );
+            return format!("{target} {op} {a} < {b} ? {c} : {a} * 0.5;\n");
+        }
         let reads: Vec<String> = (0..self.rng.random_range(1..=2))
             .map(|_| self.access(around))
             .collect();
-        format!("{indent}{target} {op} {} * 0.5;\n", reads.join(" + "))
+        format!("{target} {op} {} * 0.5;\n", reads.join(" + "))
+    }
+
+    /// An affine condition on the iterators around.
+    fn condition(&mut self, around: &[&str]) -> String {
+        let atom = |rng: &mut StdRng| {
+            let x = around[rng.random_range(0..around.len())];
+            let y = around[rng.random_range(0..around.len())];
+            let k = rng.random_range(0..4);
+            match rng.random_range(0..6) {
+                0 => format!("{x} > {k}"),
+                1 => format!("{x} <= {k}"),
+                2 if x != y => format!("{x} != {y}"),
+                3 if x != y => format!("{x} + {y} < {}", k + 3),
+                4 if x != y => format!("{x} >= {y} + {}", k % 2),
+                _ => format!("{x} != {k}"),
+            }
+        };
+        let first = atom(&mut self.rng);
+        if self.rng.random_bool(0.3) {
+            format!("{first} && {}", atom(&mut self.rng))
+        } else {
+            first
+        }
     }
 
     fn body(&mut self, around: &mut Vec<&'static str>, indent: &str) -> String {
@@ -120,6 +175,9 @@ impl Generator<'_> {
         around.push(iterator);
         let body = self.body(around, &format!("{indent}  "));
         around.pop();
+        if draw(style.down, &mut self.rng) {
+            return format!("{indent}for ({iterator} = {upper} - 1; {iterator} >= {lower}; {iterator}--) {{\n{body}{indent}}}\n");
+        }
         format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
     }
 

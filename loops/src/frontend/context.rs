@@ -1,0 +1,176 @@
+//! What the declarations around a region say about the names its
+//! statements subscript: which are pointers, and which of those are
+//! `restrict`-qualified. Arrays (declared with `[]`, parameters included,
+//! as PolyBench declares them) are distinct objects; a pointer may point
+//! into any of them or into another pointer's memory, unless it is
+//! `restrict`.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+/// How a name is declared, where it matters for aliasing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pointer {
+    /// `T *restrict p`: nothing else reaches its memory.
+    Restrict,
+    /// `T *p`: may point anywhere.
+    Plain,
+    /// `T **p`: its rows are pointers of their own, which may overlap.
+    ToPointers,
+}
+
+/// The pointers declared at file scope, as parameters of `function`, or in
+/// its body; a name declared several ways counts as the least restricted.
+pub(crate) fn pointers(
+    root: Node,
+    function: Option<Node>,
+    source: &str,
+) -> HashMap<String, Pointer> {
+    let mut out: HashMap<String, Pointer> = HashMap::new();
+    let mut record = |name: String, kind: Pointer| {
+        let rank = |k: Pointer| match k {
+            Pointer::Restrict => 0,
+            Pointer::Plain => 1,
+            Pointer::ToPointers => 2,
+        };
+        let entry = out.entry(name).or_insert(kind);
+        if rank(kind) > rank(*entry) {
+            *entry = kind;
+        }
+    };
+    let mut cursor = root.walk();
+    for child in root.named_children(&mut cursor) {
+        if child.kind() == "declaration" {
+            declared(child, source, &mut record);
+        }
+    }
+    if let Some(function) = function {
+        if let Some(parameters) = function
+            .child_by_field_name("declarator")
+            .and_then(function_declarator)
+            .and_then(|f| f.child_by_field_name("parameters"))
+        {
+            let mut cursor = parameters.walk();
+            for parameter in parameters.named_children(&mut cursor) {
+                if parameter.kind() == "parameter_declaration" {
+                    declared(parameter, source, &mut record);
+                }
+            }
+        }
+        if let Some(body) = function.child_by_field_name("body") {
+            every_declaration(body, source, &mut record);
+        }
+    }
+    out
+}
+
+/// The function declarator of a function definition's declarator (under
+/// pointers for functions returning them).
+pub(crate) fn function_declarator(node: Node) -> Option<Node> {
+    match node.kind() {
+        "function_declarator" => Some(node),
+        "pointer_declarator" | "parenthesized_declarator" => node
+            .child_by_field_name("declarator")
+            .or_else(|| node.named_child(0))
+            .and_then(function_declarator),
+        _ => None,
+    }
+}
+
+/// The name a function definition defines.
+pub(crate) fn function_name(function: Node, source: &str) -> Option<String> {
+    let declarator = function
+        .child_by_field_name("declarator")
+        .and_then(function_declarator)?
+        .child_by_field_name("declarator")?;
+    (declarator.kind() == "identifier").then(|| source[declarator.byte_range()].to_string())
+}
+
+fn every_declaration(node: Node, source: &str, record: &mut impl FnMut(String, Pointer)) {
+    if node.kind() == "declaration" {
+        declared(node, source, record);
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        every_declaration(child, source, record);
+    }
+}
+
+/// Records the pointers a declaration (or parameter declaration) declares.
+fn declared(declaration: Node, source: &str, record: &mut impl FnMut(String, Pointer)) {
+    let mut cursor = declaration.walk();
+    for declarator in declaration.children_by_field_name("declarator", &mut cursor) {
+        if let Some((name, kind)) = pointer_of(declarator, source) {
+            record(name, kind);
+        }
+    }
+}
+
+/// The declared name and its kind, for a declarator with pointers. The
+/// first subscript applies to the level nearest the name: a pointer
+/// there is the name's memory; a pointer at a later level (`double **p`,
+/// `double *p[4]`) makes rows that are pointers of their own.
+fn pointer_of(declarator: Node, source: &str) -> Option<(String, Pointer)> {
+    // (is a pointer, is restrict), outermost level first.
+    let mut levels: Vec<(bool, bool)> = Vec::new();
+    let mut node = declarator;
+    loop {
+        match node.kind() {
+            "identifier" => break,
+            "init_declarator" | "parenthesized_declarator" => {}
+            "array_declarator" => levels.push((false, false)),
+            "pointer_declarator" => {
+                let mut cursor = node.walk();
+                let restrict = node.named_children(&mut cursor).any(|c| {
+                    c.kind() == "type_qualifier"
+                        && matches!(
+                            &source[c.byte_range()],
+                            "restrict" | "__restrict" | "__restrict__"
+                        )
+                });
+                levels.push((true, restrict));
+            }
+            _ => return None,
+        }
+        node = node
+            .child_by_field_name("declarator")
+            .or_else(|| node.named_child(0))?;
+    }
+    let name = source[node.byte_range()].to_string();
+    let (&nearest, later) = levels.split_last()?;
+    let kind = if later.iter().any(|(pointer, _)| *pointer) {
+        Pointer::ToPointers
+    } else {
+        match nearest {
+            (false, _) => return None,
+            (true, true) => Pointer::Restrict,
+            (true, false) => Pointer::Plain,
+        }
+    };
+    Some((name, kind))
+}
+
+/// The pairs of distinct arrays (sorted by name) that may share memory:
+/// at least one a pointer without `restrict`, neither `restrict`.
+pub(crate) fn aliasing(
+    arrays: &[String],
+    pointers: &HashMap<String, Pointer>,
+) -> Vec<(String, String)> {
+    let mut names: Vec<&String> = arrays.iter().collect();
+    names.sort();
+    names.dedup();
+    let kind = |n: &str| pointers.get(n).copied();
+    let mut out = Vec::new();
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            let restricted =
+                kind(a) == Some(Pointer::Restrict) || kind(b) == Some(Pointer::Restrict);
+            let plain = |n: &str| matches!(kind(n), Some(Pointer::Plain | Pointer::ToPointers));
+            if !restricted && (plain(a) || plain(b)) {
+                out.push(((*a).clone(), (*b).clone()));
+            }
+        }
+    }
+    out
+}

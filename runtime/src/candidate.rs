@@ -695,6 +695,11 @@ impl<B: Backbone> Candidate<B> {
         check::check(&self.layout, &self.words)
     }
 
+    /// The decision vector's words, borrowed (see [`Candidate::decisions`]).
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// The decision vector, for saving.
     pub fn decisions(&self) -> Decisions {
         Decisions {

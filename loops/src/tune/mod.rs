@@ -9,6 +9,7 @@
 
 mod evaluator;
 mod kernel;
+mod lock;
 mod lower;
 mod options;
 mod progress;
@@ -100,6 +101,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         .unwrap_or_else(|| PathBuf::from("commute-out").join(&stem));
     std::fs::create_dir_all(&work_dir)
         .map_err(|e| format!("cannot create `{}`: {e}", work_dir.display()))?;
+    let _lock = lock::WorkDirLock::take(&work_dir)?;
     let compiler = Compiler::detect(options.cc.as_deref()).map_err(|e| e.to_string())?;
     let directives = compiler.supports_loop_directives();
     let emit = options.emit.describe(directives)?;
@@ -165,6 +167,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "threads": threads,
             "space": loaded.fingerprint(),
             "batch": options.batch.max(1),
+            "screen": options.screen.max(1),
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
         }),
@@ -258,7 +261,15 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     }
     let root = &loaded.root.clone().without_explanations();
     let result = match options.search {
-        Strategy::Mcts => mcts(root, search, bound_ref, &MctsConfig::default()),
+        Strategy::Mcts => mcts(
+            root,
+            search,
+            bound_ref,
+            &MctsConfig {
+                screen: options.screen.max(1),
+                ..MctsConfig::default()
+            },
+        ),
         Strategy::Random => run_random(root, search),
         Strategy::Greedy => run_greedy(root, search, bound_ref, true),
         Strategy::Exhaustive => run_exhaustive(root, search, bound_ref),

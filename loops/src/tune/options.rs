@@ -130,6 +130,11 @@ pub struct TuneOptions {
     /// keep it).
     #[arg(long, default_value_t = 4)]
     pub batch: usize,
+    /// Candidates drawn for each one compiled: the search evaluates the
+    /// one that the candidates measured so far predict fastest (the
+    /// nearest ones by their decisions); 1 compiles every candidate drawn.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub screen: usize,
     /// Search without the lower bound (no machine characterization, no
     /// pruning).
     #[arg(long)]

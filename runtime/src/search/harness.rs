@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::journal::{Journal, Replay};
 use super::record::{Evaluation, Flag, Phases, Revision, Status};
+use super::screen::Screen;
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -220,6 +221,8 @@ pub struct Harness<'e, B: Backbone> {
     pruned: usize,
     batch: usize,
     stop: Option<StopReason>,
+    /// Every evaluated leaf, to screen the next proposals.
+    pub(crate) screen: Screen,
 }
 
 impl<'e, B: Backbone> Harness<'e, B> {
@@ -242,6 +245,7 @@ impl<'e, B: Backbone> Harness<'e, B> {
             pruned: 0,
             batch: 1,
             stop: None,
+            screen: Screen::default(),
         }
     }
 
@@ -394,6 +398,8 @@ impl<'e, B: Backbone> Harness<'e, B> {
                 self.best_index = Some(index);
             }
         }
+        self.screen
+            .record(leaf, evaluation.status, evaluation.value);
         self.evaluations.push(evaluation.clone());
         evaluation
     }

@@ -77,6 +77,10 @@ pub struct MctsConfig {
     pub local_steps: usize,
     /// See `local_steps`.
     pub local_period: usize,
+    /// Leaves drawn per leaf evaluated (a rollout's, or a local step's
+    /// neighbours), of which the one the evaluated leaves predict fastest
+    /// is evaluated (see `screen`); 1 evaluates every leaf drawn.
+    pub screen: usize,
 }
 
 impl Default for MctsConfig {
@@ -94,6 +98,7 @@ impl Default for MctsConfig {
             transfer: 0.1,
             local_steps: 50,
             local_period: 100,
+            screen: 1,
         }
     }
 }
@@ -269,7 +274,7 @@ pub fn mcts<B: Backbone>(
         let tree_steps = period.saturating_sub(config.local_steps);
         if position >= tree_steps {
             let room = harness.batch_room().min(period - position);
-            if local_steps(root, &mut state, &mut harness, bound, room) {
+            if local_steps(root, &mut state, &mut harness, bound, config, room) {
                 continue;
             }
         }
@@ -290,21 +295,32 @@ fn local_steps<B: Backbone>(
     state: &mut State<B>,
     harness: &mut Harness<B>,
     bound: &dyn Bound<B>,
+    config: &MctsConfig,
     room: usize,
 ) -> bool {
     let best = harness.best.as_ref().map(|(_, _, path)| path.clone());
     let Some(best) = best.filter(|best| state.used_up.as_ref() != Some(best)) else {
         return false;
     };
-    let mut batch = Vec::new();
+    let mut batch: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
     while batch.len() < room {
-        match neighbour(root, &best, &state.seen, harness, bound) {
-            Some((leaf, path)) => {
-                state.seen.insert(&leaf);
-                batch.push((leaf, path));
+        let mut drawn: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
+        while drawn.len() < config.screen.max(1) {
+            match neighbour(root, &best, &state.seen, harness, bound) {
+                Some(proposal) => drawn.push(proposal),
+                None => break,
             }
-            None => break,
         }
+        // A neighbour already in the batch, drawn again, is not
+        // evaluated twice.
+        drawn.retain(|(leaf, _)| !batch.iter().any(|(b, _)| b.words() == leaf.words()));
+        if drawn.is_empty() {
+            break;
+        }
+        let leaves: Vec<&Candidate<B>> = drawn.iter().map(|(leaf, _)| leaf).collect();
+        let (leaf, path) = drawn.swap_remove(harness.screen.pick(&leaves));
+        state.seen.insert(&leaf);
+        batch.push((leaf, path));
     }
     if batch.is_empty() {
         state.used_up = Some(best);
@@ -344,8 +360,9 @@ fn tree_steps_batch<B: Backbone>(
                 threshold: harness.best_value(),
             },
         };
-        let mut leaf_path = path.clone();
-        let Some(leaf) = descend(&start, &mut leaf_path, harness, &pick, bound) else {
+        let Some((leaf, leaf_path)) = screened_rollout(
+            &start, &path, state, harness, &pick, bound, config, &pending,
+        ) else {
             backpropagate(
                 &mut state.tree,
                 &visited,
@@ -429,6 +446,45 @@ fn tree_steps_batch<B: Backbone>(
         state.since_best = 0;
         state.same_leaf = 0;
     }
+}
+
+/// Rolls out from `start` (reached by `path`) `config.screen` times and
+/// keeps the leaf predicted fastest among those neither evaluated nor
+/// pending (the first rollout when all are); `None` when no rollout
+/// reached a leaf.
+#[allow(clippy::too_many_arguments)]
+fn screened_rollout<B: Backbone>(
+    start: &Candidate<B>,
+    path: &[Action],
+    state: &State<B>,
+    harness: &mut Harness<B>,
+    pick: &Pick<B>,
+    bound: &dyn Bound<B>,
+    config: &MctsConfig,
+    pending: &[Pending<B>],
+) -> Option<(Candidate<B>, Vec<Action>)> {
+    let mut drawn: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
+    for _ in 0..config.screen.max(1) {
+        let mut leaf_path = path.to_vec();
+        if let Some(leaf) = descend(start, &mut leaf_path, harness, pick, bound) {
+            drawn.push((leaf, leaf_path));
+        }
+    }
+    let fresh: Vec<usize> = (0..drawn.len())
+        .filter(|&i| {
+            let (leaf, leaf_path) = &drawn[i];
+            !state.seen.contains(leaf) && !pending.iter().any(|p| &p.path == leaf_path)
+        })
+        .collect();
+    let chosen = match fresh.as_slice() {
+        [] => 0,
+        [only] => *only,
+        _ => {
+            let leaves: Vec<&Candidate<B>> = fresh.iter().map(|&i| &drawn[i].0).collect();
+            fresh[harness.screen.pick(&leaves)]
+        }
+    };
+    (chosen < drawn.len()).then(|| drawn.swap_remove(chosen))
 }
 
 /// Selection and expansion: walks the tree from the root to a node to roll

@@ -37,6 +37,7 @@ mod mcts;
 mod polish;
 pub mod record;
 pub mod report;
+mod screen;
 
 pub use baselines::{
     exhaustive_search, greedy_search, random_search, run_exhaustive, run_greedy, run_random,

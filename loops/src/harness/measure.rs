@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use commute_runtime::search::Phases;
 
 use super::build::{Build, CompileResult, Toolchain};
+use super::compiler::Compiler;
 use super::config::{HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::measurement::Measurement;
@@ -145,12 +146,7 @@ impl Harness {
         config.runs = config.runs.max(1);
         config.threads = config.threads.max(1);
         config.jobs = config.jobs.max(1);
-        let mut flags = config.compiler.builtin_flags();
-        flags.extend(config.cflags.iter().cloned());
-        for dir in &config.include_dirs {
-            flags.push("-I".to_string());
-            flags.push(dir.display().to_string());
-        }
+        let flags = config.build_flags(&config.compiler, &[]);
         let mut harness = Harness {
             config,
             flags,
@@ -329,6 +325,27 @@ impl Harness {
     /// `run.stdout` and `run.stderr`) and, in `timed/`, the timing build.
     pub fn build_dir(&self, source: &str) -> PathBuf {
         self.config.work_dir.join(self.hash(source))
+    }
+
+    /// [`evaluate`](Harness::evaluate), with `compiler` instead of the
+    /// candidates' and `extra` flags after the user's (a baseline: the
+    /// unmodified program built with Polly, or with another compiler).
+    /// Checked against the reference's output and timed like any
+    /// candidate, with the same timeouts; cached by compiler, flags and
+    /// source.
+    pub fn evaluate_built_with(
+        &mut self,
+        source: &str,
+        compiler: &Compiler,
+        extra: &[String],
+    ) -> Measurement {
+        let flags = self.config.build_flags(compiler, extra);
+        let saved_flags = std::mem::replace(&mut self.flags, flags);
+        let saved_compiler = std::mem::replace(&mut self.config.compiler, compiler.clone());
+        let measurement = self.evaluate(source);
+        self.flags = saved_flags;
+        self.config.compiler = saved_compiler;
+        measurement
     }
 
     /// Builds the sources that are neither evaluated nor built yet, with

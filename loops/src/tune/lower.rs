@@ -3,6 +3,8 @@
 //! decisions that differ from the original program (those a person would
 //! give `commute lower` to get it back).
 
+use std::path::PathBuf;
+
 use commute_runtime::{Action, Domain, InstanceId};
 
 use super::kernel::{LoadedKernel, LoopCandidate};
@@ -10,6 +12,9 @@ use super::options::{Emit, LowerOptions};
 use crate::emit::directives::directive_code;
 use crate::emit::explicit::explicit_code;
 use crate::frontend::Kernel;
+use crate::harness::{
+    build_command, with_built_with_line, Compiler, CompilerFamily, HarnessConfig,
+};
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
 use crate::space::{dim_kind, order, tile_size, StatementsId};
@@ -26,7 +31,8 @@ pub enum Form {
 /// One candidate written as C by [`lower`].
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// The whole C file.
+    /// The whole C file, its first line a comment naming the command it
+    /// would be built with.
     pub code: String,
     /// How it is written.
     pub form: Form,
@@ -35,14 +41,36 @@ pub struct Lowered {
 }
 
 /// `commute lower`: the fixed decisions completed as in the original
-/// program, written as C. Without a compiler to ask, `Emit::Auto` writes
-/// directives where it can.
+/// program, written as C, its first line naming the command it would be
+/// built with. `Emit::Auto` writes directives where the compiler takes
+/// them (and where it can, when no compiler is found).
 pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
     let loaded = LoadedKernel::load(&options.kernel)?;
     let leaf = complete_with_original(&loaded.host, &loaded.root)?;
-    let (schedule, code, form) = lower_leaf(&loaded, &leaf, options.emit, true)?;
+    // The compiler is named on the file's first line. Without one found,
+    // `cc` is named and directives are written where they can be.
+    let compiler = match Compiler::detect(options.cc.as_deref()) {
+        Ok(compiler) => Some(compiler),
+        Err(e) if options.cc.is_some() => return Err(e.to_string()),
+        Err(_) => None,
+    };
+    let directives = compiler
+        .as_ref()
+        .is_none_or(Compiler::supports_loop_directives);
+    let (schedule, code, form) = lower_leaf(&loaded, &leaf, options.emit, directives)?;
+    let compiler = compiler.unwrap_or_else(|| Compiler {
+        path: "cc".into(),
+        version_line: String::new(),
+        family: CompilerFamily::Other,
+    });
+    let cflags = if options.cflags.is_empty() {
+        HarnessConfig::new(compiler.clone(), PathBuf::new()).cflags
+    } else {
+        options.cflags.clone()
+    };
+    let command = build_command(&compiler, &cflags, &[]);
     Ok(Lowered {
-        code,
+        code: with_built_with_line(&code, &command),
         form,
         outline: schedule.outline(loaded.host.kernel()),
     })

@@ -1,12 +1,17 @@
-//! The tuning pipeline, as library calls: [`tune`] searches the loop space
-//! of a C kernel, compiles and times candidates, checks each against the
-//! original program and writes the fastest verified one; [`lower`] writes
-//! one candidate, given by fixed decisions, without searching.
+//! The tuning pipeline, as library calls: [`tune`] measures the
+//! baselines (the unmodified program built plainly, with Polly, with
+//! another compiler), searches the loop space of a C kernel, compiles and
+//! times candidates, checks each against the original program and writes
+//! the fastest verified one, or the original program when a baseline is
+//! faster; [`lower`] writes one candidate, given by fixed decisions,
+//! without searching. Every written file's first line names the command it
+//! was measured (or would be built) with.
 //!
 //! Both take option structs ([`TuneOptions`], [`LowerOptions`]) and return
 //! what they found; while it runs, `tune` reports through a
 //! [`TuneProgress`]. Printing is the caller's.
 
+mod baselines;
 mod evaluator;
 mod kernel;
 mod lower;
@@ -22,6 +27,7 @@ use commute_runtime::search::{
     Harness as SearchHarness, MctsConfig, NoBound, SearchConfig, Status, StopReason,
 };
 
+pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
 pub use evaluator::Best;
 pub use kernel::{LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
@@ -30,7 +36,7 @@ pub use progress::{SearchStatus, TuneProgress};
 
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
-use crate::harness::{Compiler, Harness, HarnessConfig, TimePattern};
+use crate::harness::{with_built_with_line, Compiler, Harness, HarnessConfig, TimePattern};
 use crate::space::complete::complete_with_original;
 use crate::space::DECISION_PRIORITY;
 use evaluator::KernelEvaluator;
@@ -67,6 +73,16 @@ pub struct TuneReport {
     pub reference_seconds: f64,
     /// The fastest verified candidate, if any was measured.
     pub best: Option<Best>,
+    /// The unmodified program built with each configuration the compiler
+    /// offers, measured before the search.
+    pub baselines: Vec<Baseline>,
+    /// The baseline written instead of the best candidate (its index in
+    /// `baselines`), when it is faster: the output is the original
+    /// program, to be built with its flags.
+    pub baseline_won: Option<usize>,
+    /// The command the written file was measured with (also its first
+    /// line, in a comment).
+    pub built_with: String,
     /// Where the best candidate was written (when there is one).
     pub output: PathBuf,
     /// Candidates written with directives, and as explicit code.
@@ -101,6 +117,21 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     std::fs::create_dir_all(&work_dir)
         .map_err(|e| format!("cannot create `{}`: {e}", work_dir.display()))?;
     let compiler = Compiler::detect(options.cc.as_deref()).map_err(|e| e.to_string())?;
+    let baseline_cc = match &options.baseline_cc {
+        Some(name) => {
+            Some(Compiler::detect(Some(name)).map_err(|e| format!("--baseline-cc: {e}"))?)
+        }
+        None => None,
+    };
+    let configurations = if options.no_baselines {
+        Vec::new()
+    } else {
+        let polly = compiler.has_polly(&work_dir.join("probes"));
+        if !polly {
+            progress.note(&baselines::no_polly_note(&compiler));
+        }
+        baselines::configurations(&compiler, polly, baseline_cc)
+    };
     let directives = compiler.supports_loop_directives();
     let emit = options.emit.describe(directives)?;
     progress.note(&format!(
@@ -114,8 +145,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     progress.note(&format!(
         "reference: building and timing the unmodified program ({flags}, {threads} threads)"
     ));
-    let harness =
-        Harness::new(config, &reference_code(loaded.host.kernel())).map_err(|e| e.to_string())?;
+    let reference = reference_code(loaded.host.kernel());
+    let mut harness = Harness::new(config, &reference).map_err(|e| e.to_string())?;
     let reference_seconds = harness.reference_seconds();
     progress.note(&format!("reference: {reference_seconds:.6} s"));
     let bound = if options.no_bound {
@@ -167,6 +198,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "batch": options.batch.max(1),
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
+            "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),
     );
     let journal_path = options
@@ -192,6 +224,17 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             None,
         )
     };
+    // Before the search, so that its progress shows how far it is from them.
+    let baselines = baselines::measure(
+        &mut harness,
+        &reference,
+        &configurations,
+        &mut journal,
+        progress,
+    );
+    let built_with = harness
+        .config()
+        .build_command(&harness.config().compiler, &[]);
     let bound_ref: &dyn Bound<_> = match &bound {
         Some(bound) => bound,
         None => &NoBound,
@@ -264,16 +307,44 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         Strategy::Exhaustive => run_exhaustive(root, search, bound_ref),
     };
     evaluator.progress.finished();
-    let _ = journal.sync();
 
     let output = options
         .output
         .clone()
         .unwrap_or_else(|| work_dir.join(format!("{stem}.tuned.c")));
-    if let Some(best) = &evaluator.best {
-        std::fs::write(&output, &best.source)
+    // The result is never slower than the fastest baseline: when one is
+    // faster (or no candidate measured), the original program is written,
+    // with that baseline's command.
+    let baseline_won = baselines::fastest(&baselines)
+        .filter(|(_, seconds)| evaluator.best.as_ref().is_none_or(|b| *seconds < b.seconds))
+        .map(|(index, _)| index);
+    let (written, built_with) = match (baseline_won, &evaluator.best) {
+        (Some(index), _) => (
+            Some(&loaded.host.kernel().source),
+            baselines[index].command.clone(),
+        ),
+        (None, Some(best)) => (Some(&best.source), built_with),
+        (None, None) => (None, built_with),
+    };
+    if let Some(source) = written {
+        std::fs::write(&output, with_built_with_line(source, &built_with))
             .map_err(|e| format!("cannot write `{}`: {e}", output.display()))?;
     }
+    // What was written, for reports: the journal's evaluations hold
+    // neither the original nest measured first nor the baselines' verdict.
+    let _ = journal.append_record(
+        RESULT_RECORD,
+        &serde_json::json!({
+            "best_candidate": evaluator.best.as_ref().map(|b| b.seconds),
+            "written": match (baseline_won, &evaluator.best) {
+                (Some(index), _) => format!("baseline {}", baselines[index].name),
+                (None, Some(_)) => "the best candidate".to_string(),
+                (None, None) => "nothing".to_string(),
+            },
+            "flags": built_with,
+        }),
+    );
+    let _ = journal.sync();
     Ok(TuneReport {
         kernel: loaded.path.clone(),
         search: search_name,
@@ -289,6 +360,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         pruned: result.pruned,
         reference_seconds,
         best: evaluator.best,
+        baselines,
+        baseline_won,
+        built_with,
         output,
         forms: evaluator.forms,
         work_dir,

@@ -1517,6 +1517,48 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         assert!(stdout.contains("  polly-parallel: "), "{stdout}");
     }
     assert_eq!(names.last(), Some(&"cc"));
+    if clang == "clang-22" {
+        // Polly as a decision: candidates built with it name it.
+        let out = dir.join("gemm.polly.c");
+        let work = dir.join("polly");
+        let mut args = vec![
+            "tune",
+            "examples/gemm.c",
+            "--budget",
+            "2",
+            "--runs",
+            "1",
+            "--cc",
+            clang,
+            "--fix",
+            "optimizer() = POLLY",
+            "--no-baselines",
+            "-o",
+            out.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--",
+        ];
+        args.extend(SMALL_GEMM);
+        let (stdout, _) = commute_ok(&args);
+        assert!(stdout.contains("optimizer() = POLLY"), "{stdout}");
+        let tuned = std::fs::read_to_string(&out).expect("written");
+        let first = tuned.lines().next().unwrap_or("");
+        assert!(first.ends_with("-DNK=48 -mllvm -polly -lm */"), "{first}");
+        let (lowered, _) = commute_ok(&[
+            "lower",
+            "examples/gemm.c",
+            "--cc",
+            clang,
+            "--fix",
+            "optimizer() = POLLY_PARALLEL",
+        ]);
+        let first = lowered.lines().next().unwrap_or("");
+        assert!(
+            first.ends_with("-mllvm -polly -mllvm -polly-parallel -lm */"),
+            "{first}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

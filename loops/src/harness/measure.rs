@@ -348,6 +348,17 @@ impl Harness {
         measurement
     }
 
+    /// [`prepare`](Harness::prepare) for sources built with the
+    /// candidates' compiler and `extra` flags after the user's (see
+    /// [`evaluate_built_with`](Harness::evaluate_built_with)).
+    pub fn prepare_built_with(&mut self, sources: &[&str], extra: &[String]) {
+        let compiler = self.config.compiler.clone();
+        let flags = self.config.build_flags(&compiler, extra);
+        let saved_flags = std::mem::replace(&mut self.flags, flags);
+        self.prepare(sources);
+        self.flags = saved_flags;
+    }
+
     /// Builds the sources that are neither evaluated nor built yet, with
     /// [`HarnessConfig::jobs`] compiles at a time; a later
     /// [`evaluate`](Harness::evaluate) of one of them only runs it. Call
@@ -554,9 +565,22 @@ impl Harness {
         challenger: &str,
         rounds: usize,
     ) -> Result<(f64, f64), HarnessError> {
+        self.remeasure_built_with((incumbent, &[]), (challenger, &[]), rounds)
+    }
+
+    /// [`remeasure`](Harness::remeasure) for programs built with the
+    /// candidates' compiler and extra flags after the user's (a source and
+    /// its extra flags each).
+    pub fn remeasure_built_with(
+        &mut self,
+        incumbent: (&str, &[String]),
+        challenger: (&str, &[String]),
+        rounds: usize,
+    ) -> Result<(f64, f64), HarnessError> {
         let mut binaries = Vec::new();
-        for (name, source) in [("incumbent", incumbent), ("challenger", challenger)] {
-            let hash = self.hash(source);
+        for (name, (source, extra)) in [("incumbent", incumbent), ("challenger", challenger)] {
+            let flags = self.config.build_flags(&self.config.compiler, extra);
+            let hash = self.hash_with(&self.config.compiler, &flags, source);
             if !self.cache.get(&hash).is_some_and(Measurement::is_timed) {
                 return Err(HarnessError::new(
                     HarnessErrorKind::Remeasure,
@@ -604,14 +628,18 @@ impl Harness {
 
     /// 16 hex digits of FNV-1a over the compiler, the flags and the source.
     fn hash(&self, source: &str) -> String {
+        self.hash_with(&self.config.compiler, &self.flags, source)
+    }
+
+    fn hash_with(&self, compiler: &Compiler, flags: &[String], source: &str) -> String {
         let mut hash = Fnv::default();
         // Each part ends with a zero byte, so that parts cannot run together.
         let mut feed = |bytes: &[u8]| {
             hash.feed(bytes);
             hash.feed(&[0]);
         };
-        feed(self.config.compiler.path.as_os_str().as_encoded_bytes());
-        for flag in &self.flags {
+        feed(compiler.path.as_os_str().as_encoded_bytes());
+        for flag in flags {
             feed(flag.as_bytes());
         }
         feed(source.as_bytes());

@@ -93,7 +93,7 @@ pub(super) fn no_polly_note(compiler: &Compiler) -> String {
         CompilerFamily::Other => "it does not take `-mllvm -polly`",
     };
     format!(
-        "polly: {} has no Polly ({why}); the Polly baselines are left out",
+        "polly: {} has no Polly ({why}); the Polly baselines are left out and candidates are built without it (optimizer() = NONE)",
         compiler.path.display()
     )
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use commute_runtime::{Action, Domain, InstanceId};
 
 use super::kernel::{LoadedKernel, LoopCandidate};
+use super::optimizer::optimizer_flags;
 use super::options::{Emit, LowerOptions};
 use crate::emit::directives::directive_code;
 use crate::emit::explicit::explicit_code;
@@ -17,7 +18,7 @@ use crate::harness::{
 };
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
-use crate::space::{dim_kind, order, tile_size, StatementsId};
+use crate::space::{dim_kind, optimizer, order, tile_size, StatementsId};
 
 /// The form a candidate was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,8 +46,6 @@ pub struct Lowered {
 /// built with. `Emit::Auto` writes directives where the compiler takes
 /// them (and where it can, when no compiler is found).
 pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
-    let loaded = LoadedKernel::load(&options.kernel)?;
-    let leaf = complete_with_original(&loaded.host, &loaded.root)?;
     // The compiler is named on the file's first line. Without one found,
     // `cc` is named and directives are written where they can be.
     let compiler = match Compiler::detect(options.cc.as_deref()) {
@@ -54,6 +53,12 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
         Err(e) if options.cc.is_some() => return Err(e.to_string()),
         Err(_) => None,
     };
+    // `optimizer() = POLLY` may be fixed where the compiler has Polly.
+    let polly = compiler
+        .as_ref()
+        .is_some_and(|c| c.has_polly(&std::env::temp_dir().join("commute-probes")));
+    let loaded = LoadedKernel::load_with_polly(&options.kernel, polly)?;
+    let leaf = complete_with_original(&loaded.host, &loaded.root)?;
     let directives = compiler
         .as_ref()
         .is_none_or(Compiler::supports_loop_directives);
@@ -68,7 +73,7 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
     } else {
         options.cflags.clone()
     };
-    let command = build_command(&compiler, &cflags, &[]);
+    let command = build_command(&compiler, &cflags, &optimizer_flags(&leaf));
     Ok(Lowered {
         code: with_built_with_line(&code, &command),
         form,
@@ -123,7 +128,12 @@ fn explicit(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> Result<
 /// original program), they give the leaf back.
 pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<String> {
     let mut changed = Vec::new();
-    let decisions = [order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE];
+    let decisions = [
+        order::CHOICE,
+        tile_size::CHOICE,
+        dim_kind::CHOICE,
+        optimizer::CHOICE,
+    ];
     for instance in leaf.instances(&decisions) {
         // The other choices (`carries`) follow from these.
         if !decisions.contains(&instance.choice) {

@@ -15,6 +15,7 @@ mod baselines;
 mod evaluator;
 mod kernel;
 mod lower;
+mod optimizer;
 mod options;
 mod progress;
 
@@ -105,9 +106,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             options.cutoff
         ));
     }
-    let loaded = LoadedKernel::load(&options.kernel)?;
-    let stem = loaded
-        .path
+    let stem = options
+        .kernel
+        .kernel
         .file_stem()
         .map_or("kernel".to_string(), |s| s.to_string_lossy().into_owned());
     let work_dir = options
@@ -123,13 +124,15 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         }
         None => None,
     };
+    // Polly is a baseline and a value of the `optimizer` decision.
+    let polly = compiler.has_polly(&work_dir.join("probes"));
+    if !polly {
+        progress.note(&baselines::no_polly_note(&compiler));
+    }
+    let loaded = LoadedKernel::load_with_polly(&options.kernel, polly)?;
     let configurations = if options.no_baselines {
         Vec::new()
     } else {
-        let polly = compiler.has_polly(&work_dir.join("probes"));
-        if !polly {
-            progress.note(&baselines::no_polly_note(&compiler));
-        }
         baselines::configurations(&compiler, polly, baseline_cc)
     };
     let directives = compiler.supports_loop_directives();
@@ -232,9 +235,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         &mut journal,
         progress,
     );
-    let built_with = harness
-        .config()
-        .build_command(&harness.config().compiler, &[]);
+    let built_with = harness_command(&harness, &[]);
     let bound_ref: &dyn Bound<_> = match &bound {
         Some(bound) => bound,
         None => &NoBound,
@@ -323,7 +324,10 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             Some(&loaded.host.kernel().source),
             baselines[index].command.clone(),
         ),
-        (None, Some(best)) => (Some(&best.source), built_with),
+        (None, Some(best)) => (
+            Some(&best.source),
+            harness_command(&evaluator.harness, &best.flags),
+        ),
         (None, None) => (None, built_with),
     };
     if let Some(source) = written {
@@ -405,6 +409,14 @@ fn harness_config(
         config.time_pattern = TimePattern::Prefix(prefix.clone());
     }
     config
+}
+
+/// The command the harness builds candidates with, `extra` flags after the
+/// user's.
+fn harness_command(harness: &Harness, extra: &[String]) -> String {
+    harness
+        .config()
+        .build_command(&harness.config().compiler, extra)
 }
 
 /// The fastest successful evaluation of a journal.

@@ -1405,6 +1405,16 @@ fn the_lower_bound_stays_under_every_measured_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `commute tune examples/gemm.c` at the small sizes with `options`
+/// (which the compiler flags follow); fails the test if it fails.
+fn tune_small_gemm(options: &[&str]) -> (String, String) {
+    let mut args = vec!["tune", "examples/gemm.c"];
+    args.extend(options);
+    args.push("--");
+    args.extend(SMALL_GEMM);
+    commute_ok(&args)
+}
+
 /// The baseline records of a journal, by name, with their flags.
 fn baseline_records(journal: &Path) -> Vec<(String, String)> {
     journal_lines(journal)
@@ -1424,9 +1434,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
     let dir = scratch("baselines");
     let out = dir.join("gemm.tuned.c");
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (stdout, stderr) = tune_small_gemm(&[
         "--budget",
         "2",
         "--runs",
@@ -1437,10 +1445,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         out.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let (stdout, stderr) = commute_ok(&args);
+    ]);
     // gcc has no Polly: one clear line, and no Polly baselines.
     assert_eq!(stderr.matches("has no Polly").count(), 1, "{stderr}");
     let journal = work.join("journal.jsonl");
@@ -1486,9 +1491,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         return;
     };
     let work = dir.join("clang");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (stdout, stderr) = tune_small_gemm(&[
         "--budget",
         "1",
         "--runs",
@@ -1499,10 +1502,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         "cc",
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let (stdout, stderr) = commute_ok(&args);
+    ]);
     let baselines = baseline_records(&work.join("journal.jsonl"));
     let names: Vec<&str> = baselines.iter().map(|(n, _)| n.as_str()).collect();
     if clang == "clang-22" {
@@ -1521,9 +1521,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         // Polly as a decision: candidates built with it name it.
         let out = dir.join("gemm.polly.c");
         let work = dir.join("polly");
-        let mut args = vec![
-            "tune",
-            "examples/gemm.c",
+        let (stdout, _) = tune_small_gemm(&[
             "--budget",
             "2",
             "--runs",
@@ -1537,10 +1535,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
             out.to_str().unwrap(),
             "--work-dir",
             work.to_str().unwrap(),
-            "--",
-        ];
-        args.extend(SMALL_GEMM);
-        let (stdout, _) = commute_ok(&args);
+        ]);
         assert!(stdout.contains("optimizer() = POLLY"), "{stdout}");
         let tuned = std::fs::read_to_string(&out).expect("written");
         let first = tuned.lines().next().unwrap_or("");
@@ -1586,9 +1581,7 @@ exec cc "$@"
     );
     let out = dir.join("gemm.tuned.c");
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (stdout, _) = tune_small_gemm(&[
         "--budget",
         "2",
         "--runs",
@@ -1600,10 +1593,7 @@ exec cc "$@"
         out.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let (stdout, _) = commute_ok(&args);
+    ]);
     assert!(
         stdout.contains("the baseline `plain` is faster than every candidate"),
         "{stdout}"

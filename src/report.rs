@@ -10,7 +10,9 @@ use commute_loops::frontend::read_kernel_file;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
 use commute_loops::space::Backbone as LoopBackbone;
+use commute_loops::tune::{BASELINE_RECORD, RESULT_RECORD};
 use commute_runtime::model::Model;
+use commute_runtime::search::journal::read_records;
 use commute_runtime::search::report::{plural, svg, text, Naming, Run};
 use commute_runtime::{Action, Candidate};
 
@@ -70,6 +72,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         (None, None) => Naming::Numbers,
     };
     say_part!("{}", text(&options.journal, &main, &baselines, &naming));
+    say_part!("{}", program_baselines(&options.journal, &main));
     say!("plot: {}", svg_path.display());
     if main.summary.wrong > 0 {
         eprintln!(
@@ -79,6 +82,76 @@ pub fn run(options: &Options) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// For a journal of `commute tune`: the baselines it records (the
+/// unmodified program built plainly, with Polly, with another compiler),
+/// the best candidate's speedup over each, and which one was written
+/// when one was faster; nothing for other journals.
+fn program_baselines(journal: &Path, run: &Run) -> String {
+    let Ok(records) = read_records(journal, BASELINE_RECORD) else {
+        return String::new();
+    };
+    // A resumed run measures them again: the last of each name counts.
+    let mut latest: Vec<(String, &serde_json::Value)> = Vec::new();
+    for record in &records {
+        let name = record["name"].as_str().unwrap_or("?").to_string();
+        match latest.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = record,
+            None => latest.push((name, record)),
+        }
+    }
+    if latest.is_empty() {
+        return String::new();
+    }
+    // The tuning run's own verdict, when it got to write one (a killed
+    // run did not): its best candidate includes the original nest
+    // measured before the search.
+    let result = read_records(journal, RESULT_RECORD)
+        .ok()
+        .and_then(|r| r.into_iter().last());
+    let best = match &result {
+        Some(result) => result["best_candidate"].as_f64(),
+        None => run.summary.best_value,
+    };
+    let mut text =
+        String::from("baselines (the unmodified program, checked and timed like candidates):\n");
+    let mut fastest: Option<(&str, f64, &str)> = None;
+    for (name, record) in &latest {
+        let flags = record["flags"].as_str().unwrap_or("");
+        match record["value"].as_f64() {
+            Some(seconds) => {
+                let over = best.map_or(String::new(), |b| {
+                    format!("; the best candidate is {:.2}x over it", seconds / b)
+                });
+                text.push_str(&format!("  {name}: {seconds:.6} s{over} ({flags})\n"));
+                if fastest.is_none_or(|(_, s, _)| seconds < s) {
+                    fastest = Some((name, seconds, flags));
+                }
+            }
+            None => text.push_str(&format!(
+                "  {name}: {} ({flags})\n",
+                record["message"].as_str().unwrap_or("not measured")
+            )),
+        }
+    }
+    match result {
+        Some(result) => text.push_str(&format!(
+            "written: {} (built with {})\n",
+            result["written"].as_str().unwrap_or("?"),
+            result["flags"].as_str().unwrap_or("?")
+        )),
+        None => {
+            if let Some((name, seconds, flags)) = fastest {
+                if best.is_none_or(|b| seconds < b) {
+                    text.push_str(&format!(
+                        "the baseline `{name}` is faster than every candidate of the journal ({flags})\n"
+                    ));
+                }
+            }
+        }
+    }
+    text
 }
 
 /// Writes the plot of one journal, without baselines.

@@ -123,8 +123,12 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
             );
         }
     }
+    print_baselines(report);
     let Some(best) = &report.best else {
         say!("no candidate was measured successfully; see the journal for why");
+        if report.baseline_won.is_some() {
+            say!("written: {}", report.output.display());
+        }
         say!("journal: {}", report.journal.display());
         return Err("no verified candidate".into());
     };
@@ -148,7 +152,12 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         say!("  {decision}");
     }
     say!(
-        "written as {} ({} candidates with directives, {} as explicit code)",
+        "{} as {} ({} candidates with directives, {} as explicit code)",
+        if report.baseline_won.is_some() {
+            "the best candidate was"
+        } else {
+            "written"
+        },
         match best.form {
             Form::Directives => "OpenMP 6.0 directives on the original loops",
             Form::Code => "explicit code",
@@ -161,6 +170,7 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         say!("  {line}");
     }
     say!("written: {}", report.output.display());
+    say!("built with: {}", report.built_with);
     say!("journal: {}", report.journal.display());
     say!("plot: {}", plot.display());
     if report.wrong > 0 {
@@ -171,6 +181,37 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The baselines, the best candidate's speedup over each, and which one
+/// was written when one beat the search.
+fn print_baselines(report: &TuneReport) {
+    if report.baselines.is_empty() {
+        return;
+    }
+    say!("baselines (the unmodified program, checked and timed like candidates):");
+    for baseline in &report.baselines {
+        match (&baseline.result, &report.best) {
+            (Ok(seconds), Some(best)) => say!(
+                "  {}: {seconds:.6} s; the best candidate is {:.2}x over it ({})",
+                baseline.name,
+                seconds / best.seconds,
+                baseline.command
+            ),
+            (Ok(seconds), None) => {
+                say!("  {}: {seconds:.6} s ({})", baseline.name, baseline.command)
+            }
+            (Err(why), _) => say!("  {}: {why} ({})", baseline.name, baseline.command),
+        }
+    }
+    if let Some(index) = report.baseline_won {
+        let baseline = &report.baselines[index];
+        say!(
+            "the baseline `{}` is faster than every candidate: the original program is written, to be built with its flags: {}",
+            baseline.name,
+            baseline.command
+        );
+    }
 }
 
 /// `commute lower`.

@@ -485,6 +485,9 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
         "0",
         "--fix",
         "dim_kind(i) = PARALLEL",
+        // The fixed decisions are written whatever their speed: on a tiny
+        // kernel, the unmodified program may be faster.
+        "--no-baselines",
         "-o",
         out.to_str().unwrap(),
         "--work-dir",
@@ -713,6 +716,7 @@ fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
         "tile_size(k) = 8",
         "--fix",
         "dim_kind(i) = PARALLEL",
+        "--no-baselines",
         "-o",
         out.to_str().unwrap(),
         "--work-dir",
@@ -1062,14 +1066,32 @@ fn commute_ok(args: &[&str]) -> (String, String) {
     (stdout, stderr)
 }
 
-/// The evaluations of a journal, as JSON values (the header left out).
+/// The evaluations of a journal, as JSON values (the header and the
+/// baselines' records left out).
 fn journal_records(path: &Path) -> Vec<serde_json::Value> {
+    journal_lines(path)
+        .into_iter()
+        .filter(|r| r.get("record").is_none())
+        .collect()
+}
+
+/// Every line of a journal but its header, as JSON values.
+fn journal_lines(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .expect("journal")
         .lines()
         .skip(1)
         .map(|l| serde_json::from_str(l).expect("a journal line"))
         .collect()
+}
+
+/// How many evaluations a journal's text holds: its lines but the header
+/// and the records (baselines, the result), which are not evaluations.
+fn evaluation_lines(text: &str) -> usize {
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.contains("\"record\":\""))
+        .count()
 }
 
 /// Noise allowed between the lower bound and a measured time: runs on a
@@ -1232,7 +1254,7 @@ chmod +x "$out"
     );
     let after = std::fs::read_to_string(&journal).unwrap();
     assert!(after.starts_with(&before));
-    assert_eq!(after.lines().count(), 15);
+    assert_eq!(evaluation_lines(&after), 14);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1296,7 +1318,7 @@ fn killing_a_search_while_it_builds_ahead_loses_no_recorded_evaluation() {
     let start = std::time::Instant::now();
     let recorded = loop {
         let text = std::fs::read_to_string(&journal).unwrap_or_default();
-        let evaluations = text.lines().count().saturating_sub(1);
+        let evaluations = evaluation_lines(&text);
         if evaluations >= 4 && building() >= 2 {
             break text;
         }
@@ -1314,7 +1336,7 @@ fn killing_a_search_while_it_builds_ahead_loses_no_recorded_evaluation() {
         after.starts_with(&recorded),
         "recorded evaluations were lost:\n{recorded}\n---\n{after}"
     );
-    let kept = after.lines().count() - 1;
+    let kept = evaluation_lines(&after);
     // The killed compiles finish by themselves.
     let start = std::time::Instant::now();
     while building() > 0 && start.elapsed() < std::time::Duration::from_secs(20) {
@@ -1335,7 +1357,7 @@ fn killing_a_search_while_it_builds_ahead_loses_no_recorded_evaluation() {
     );
     let resumed = std::fs::read_to_string(&journal).unwrap();
     assert!(resumed.starts_with(&after));
-    assert_eq!(resumed.lines().count(), kept + 3);
+    assert_eq!(evaluation_lines(&resumed), kept + 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1384,5 +1406,212 @@ fn the_lower_bound_stays_under_every_measured_time() {
         .filter_map(|r| r["bound"].as_f64())
         .collect();
     assert!(bounds.iter().any(|b| *b > 5e-4), "{bounds:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `commute tune examples/gemm.c` at the small sizes with `options`
+/// (which the compiler flags follow); fails the test if it fails.
+fn tune_small_gemm(options: &[&str]) -> (String, String) {
+    let mut args = vec!["tune", "examples/gemm.c"];
+    args.extend(options);
+    args.push("--");
+    args.extend(SMALL_GEMM);
+    commute_ok(&args)
+}
+
+/// The baseline records of a journal, by name, with their flags.
+fn baseline_records(journal: &Path) -> Vec<(String, String)> {
+    journal_lines(journal)
+        .into_iter()
+        .filter(|r| r["record"] == "baseline")
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap_or("").to_string(),
+                r["flags"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
+    let dir = scratch("baselines");
+    let out = dir.join("gemm.tuned.c");
+    let work = dir.join("work");
+    let (stdout, stderr) = tune_small_gemm(&[
+        "--budget",
+        "2",
+        "--runs",
+        "1",
+        "--cc",
+        "cc",
+        "-o",
+        out.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
+    // gcc has no Polly: one clear line, and no Polly baselines.
+    assert_eq!(stderr.matches("has no Polly").count(), 1, "{stderr}");
+    let journal = work.join("journal.jsonl");
+    let baselines = baseline_records(&journal);
+    assert_eq!(baselines.len(), 1, "{baselines:?}");
+    assert_eq!(baselines[0].0, "plain");
+    assert!(
+        baselines[0].1.ends_with("-O2 -DNI=40 -DNJ=44 -DNK=48 -lm"),
+        "{baselines:?}"
+    );
+    assert!(
+        stdout.contains("baselines (the unmodified program"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  plain: "), "{stdout}");
+    let tuned = std::fs::read_to_string(&out).expect("written");
+    let first = tuned.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("/* commute: built with: ")
+            && first.contains("-DPOLYBENCH_TIME -O2 -DNI=40 -DNJ=44 -DNK=48 -lm */"),
+        "{first}"
+    );
+    assert!(
+        stdout.contains(&format!("built with: {}", baselines[0].1)),
+        "{stdout}"
+    );
+    let (report, _) = commute_ok(&["report", journal.to_str().unwrap()]);
+    assert!(report.contains("  plain: "), "{report}");
+    assert!(report.contains("over it"), "{report}");
+    assert!(report.contains("written: "), "{report}");
+    // `commute lower` names the flags it would be built with.
+    let (lowered, _) = commute_ok(&["lower", "examples/gemm.c", "--cc", "cc", "--", "-O1"]);
+    let first = lowered.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("/* commute: built with: ") && first.ends_with(" -O1 -lm */"),
+        "{first}"
+    );
+
+    // With clang: Polly and Polly parallel (clang-22 has Polly), and
+    // another compiler when asked.
+    let Some(clang) = clang_with_directives() else {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    };
+    let work = dir.join("clang");
+    let (stdout, stderr) = tune_small_gemm(&[
+        "--budget",
+        "1",
+        "--runs",
+        "1",
+        "--cc",
+        clang,
+        "--baseline-cc",
+        "cc",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
+    let baselines = baseline_records(&work.join("journal.jsonl"));
+    let names: Vec<&str> = baselines.iter().map(|(n, _)| n.as_str()).collect();
+    if clang == "clang-22" {
+        assert_eq!(
+            names,
+            ["plain", "polly", "polly-parallel", "cc"],
+            "{stderr}"
+        );
+        assert!(baselines[2]
+            .1
+            .contains("-mllvm -polly -mllvm -polly-parallel"));
+        assert!(stdout.contains("  polly-parallel: "), "{stdout}");
+    }
+    assert_eq!(names.last(), Some(&"cc"));
+    if clang == "clang-22" {
+        // Polly as a decision: candidates built with it name it.
+        let out = dir.join("gemm.polly.c");
+        let work = dir.join("polly");
+        let (stdout, _) = tune_small_gemm(&[
+            "--budget",
+            "2",
+            "--runs",
+            "1",
+            "--cc",
+            clang,
+            "--fix",
+            "optimizer() = POLLY",
+            "--no-baselines",
+            "-o",
+            out.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+        ]);
+        assert!(stdout.contains("optimizer() = POLLY"), "{stdout}");
+        let tuned = std::fs::read_to_string(&out).expect("written");
+        let first = tuned.lines().next().unwrap_or("");
+        assert!(first.ends_with("-DNK=48 -mllvm -polly -lm */"), "{first}");
+        let (lowered, _) = commute_ok(&[
+            "lower",
+            "examples/gemm.c",
+            "--cc",
+            clang,
+            "--fix",
+            "optimizer() = POLLY_PARALLEL",
+        ]);
+        let first = lowered.lines().next().unwrap_or("");
+        assert!(
+            first.ends_with("-mllvm -polly -mllvm -polly-parallel -lm */"),
+            "{first}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_baseline_faster_than_every_candidate_is_written_as_the_original_program() {
+    let dir = scratch("baseline-wins");
+    // A compiler whose candidates (they list their decisions in a comment)
+    // sleep 300 ms in their timed region: the unmodified program wins.
+    let fake = dir.join("slow-candidates-cc");
+    write_script(
+        &fake,
+        r#"#!/bin/sh
+src=""
+for a in "$@"; do case "$a" in *.c) src="$a";; esac; done
+if [ -n "$src" ] && grep -q "decisions that differ" "$src"; then
+  sed 's/^  kernel(alpha, beta);/  kernel(alpha, beta); usleep(300000);/' "$src" > slow.c
+  for a in "$@"; do
+    shift
+    if [ "$a" = "$src" ]; then set -- "$@" slow.c; else set -- "$@" "$a"; fi
+  done
+  exec cc -include unistd.h "$@"
+fi
+exec cc "$@"
+"#,
+    );
+    let out = dir.join("gemm.tuned.c");
+    let work = dir.join("work");
+    let (stdout, _) = tune_small_gemm(&[
+        "--budget",
+        "2",
+        "--runs",
+        "1",
+        "--no-bound",
+        "--cc",
+        fake.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("the baseline `plain` is faster than every candidate"),
+        "{stdout}"
+    );
+    let tuned = std::fs::read_to_string(&out).expect("written");
+    let original = std::fs::read_to_string("examples/gemm.c").unwrap();
+    let (first, rest) = tuned.split_once('\n').unwrap();
+    assert_eq!(rest, original, "the original program is written");
+    assert!(
+        first.starts_with(&format!("/* commute: built with: {}", fake.display()))
+            && first.ends_with("-O2 -DNI=40 -DNJ=44 -DNK=48 -lm */"),
+        "{first}"
+    );
+    let (report, _) = commute_ok(&["report", work.join("journal.jsonl").to_str().unwrap()]);
+    assert!(report.contains("written: baseline plain"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }

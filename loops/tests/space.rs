@@ -443,3 +443,48 @@ fn fusion_follows_the_dependences() {
     let other = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < 2 * n; i++)\n    C[i] = B[i];");
     assert!(fix(&other, &["order(i, i#2) = MERGED"]).is_err());
 }
+
+#[test]
+fn the_optimizer_offers_polly_only_where_the_compiler_has_it_and_not_around_a_parallel_loop() {
+    use commute_loops::space::optimizer;
+    use commute_runtime::{Domain, InstanceId};
+    let body = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];";
+    let instance = InstanceId {
+        choice: optimizer::CHOICE,
+        objects: Vec::new(),
+    };
+    let values = |candidate: &Candidate<Backbone<KernelHost>>| match candidate.domain(&instance) {
+        Some(Domain::Enum(mask)) => mask,
+        other => panic!("{other:?}"),
+    };
+    // Without Polly (the default: gcc, or a clang without it): one value.
+    let without = host(body);
+    assert_eq!(values(&root(&without)), optimizer::NONE);
+    let error = apply_named_fixes(
+        &without,
+        &mut root(&without),
+        &["optimizer() = POLLY".into()],
+    )
+    .expect_err("no Polly");
+    assert!(error.contains("has_polly()"), "{error}");
+    // With it: three, and a parallel loop of the candidate's own rules out
+    // Polly's parallel code generation.
+    let with = host(body).with_polly(true);
+    assert_eq!(
+        values(&root(&with)),
+        optimizer::NONE | optimizer::POLLY | optimizer::POLLY_PARALLEL
+    );
+    let mut candidate = root(&with);
+    apply_named_fixes(&with, &mut candidate, &["dim_kind(i) = PARALLEL".into()]).unwrap();
+    assert_eq!(values(&candidate), optimizer::NONE | optimizer::POLLY);
+    let mut candidate = root(&with);
+    apply_named_fixes(
+        &with,
+        &mut candidate,
+        &["optimizer() = POLLY_PARALLEL".into()],
+    )
+    .unwrap();
+    let error = apply_named_fixes(&with, &mut candidate, &["dim_kind(i) = PARALLEL".into()])
+        .expect_err("Polly parallel around a parallel loop");
+    assert!(error.contains("POLLY_PARALLEL"), "{error}");
+}

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use commute_runtime::search::journal::{
-    read_journal, summarize, Header, Journal, JournalError, Replay,
+    read_journal, read_records, summarize, Header, Journal, JournalError, Replay,
 };
 use commute_runtime::search::{Evaluation, Status};
 use commute_runtime::Action;
@@ -389,4 +389,35 @@ fn a_resumed_search_replays_then_continues_the_same_journal() {
     assert_eq!((replay.consumed(), evaluated), (3, 3));
     drop(journal);
     assert_eq!(read_journal(&path).unwrap().1, all);
+}
+
+#[test]
+fn records_beside_evaluations_are_read_apart_and_survive_a_resume() {
+    let dir = scratch("records");
+    let path = dir.join("run.jsonl");
+    let header = Header::new("gemm", "random", 1, serde_json::json!({}));
+    let mut journal = Journal::create(&path, &header).unwrap();
+    journal
+        .append_record(
+            "baseline",
+            &serde_json::json!({ "name": "polly", "value": 0.5, "record": "ignored" }),
+        )
+        .unwrap();
+    journal
+        .append(&Evaluation::new(0, vec![], Status::Ok, Some(1.5), 0.1))
+        .unwrap();
+    journal
+        .append_record("result", &serde_json::json!({ "written": "x" }))
+        .unwrap();
+    drop(journal);
+    let (_, evaluations) = read_journal(&path).unwrap();
+    assert_eq!(evaluations.len(), 1);
+    assert_eq!(summarize(&evaluations).evaluations, 1);
+    let baselines = read_records(&path, "baseline").unwrap();
+    assert_eq!(baselines.len(), 1);
+    assert_eq!(baselines[0]["name"], "polly");
+    assert_eq!(baselines[0]["record"], "baseline");
+    assert_eq!(read_records(&path, "result").unwrap().len(), 1);
+    let (_, evaluations, journal) = Journal::open_for_resume(&path).unwrap();
+    assert_eq!((evaluations.len(), journal.evaluations()), (1, 1));
 }

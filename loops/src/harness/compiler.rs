@@ -121,6 +121,56 @@ impl Compiler {
         matches!(self.family, CompilerFamily::Clang { major } if major >= 20)
     }
 
+    /// Whether the compiler takes Polly, LLVM's polyhedral optimizer
+    /// (`-mllvm -polly`): it compiles a tiny file with that flag. The
+    /// answer is kept in `cache_dir`, by the compiler's path and version,
+    /// so that it is asked once.
+    pub fn has_polly(&self, cache_dir: &Path) -> bool {
+        let mut key = crate::fnv::Fnv::default();
+        key.feed(self.path.as_os_str().as_encoded_bytes());
+        key.feed(&[0]);
+        key.feed(self.version_line.as_bytes());
+        let cached = cache_dir.join(format!("polly-{}", key.hex()));
+        if let Ok(answer) = fs::read_to_string(&cached) {
+            return answer.trim() == "yes";
+        }
+        let answer = self.compiles_with_polly(cache_dir);
+        let _ = fs::create_dir_all(cache_dir)
+            .and_then(|()| fs::write(&cached, if answer { "yes\n" } else { "no\n" }));
+        answer
+    }
+
+    fn compiles_with_polly(&self, dir: &Path) -> bool {
+        if fs::create_dir_all(dir).is_err() {
+            return false;
+        }
+        let source = dir.join("polly-probe.c");
+        if fs::write(&source, "int main(void) { return 0; }\n").is_err() {
+            return false;
+        }
+        let Ok(mut child) = spawn(
+            Command::new(&self.path)
+                .args([
+                    "-mllvm",
+                    "-polly",
+                    "-c",
+                    "polly-probe.c",
+                    "-o",
+                    "polly-probe.o",
+                ])
+                .current_dir(dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        ) else {
+            return false;
+        };
+        matches!(
+            wait_with_deadline(&mut child, Instant::now(), PROBE_TIMEOUT, false),
+            Ok(Some(status)) if status.success()
+        )
+    }
+
     /// The flags the harness always passes before the user's (check
     /// builds add `-DPOLYBENCH_DUMP_ARRAYS`).
     pub fn builtin_flags(&self) -> Vec<String> {

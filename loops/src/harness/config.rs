@@ -64,6 +64,28 @@ pub struct HarnessConfig {
 }
 
 impl HarnessConfig {
+    /// Every flag of a build with `compiler` but the dump flag, the source,
+    /// the output and `-lm`: its built-in flags, the user's, `extra`, then
+    /// `-I` for each include directory.
+    pub fn build_flags(&self, compiler: &Compiler, extra: &[String]) -> Vec<String> {
+        let mut flags = compiler.builtin_flags();
+        flags.extend(self.cflags.iter().cloned());
+        flags.extend(extra.iter().cloned());
+        for dir in &self.include_dirs {
+            flags.push("-I".to_string());
+            flags.push(dir.display().to_string());
+        }
+        flags
+    }
+
+    /// The command a program is built with by `compiler` with `extra`
+    /// flags, for people and scripts: the compiler, its flags without the
+    /// include directories (the kernel's own, which depend on where it
+    /// lies) and `-lm` (`clang-22 -fopenmp ... -O3 -march=native -lm`).
+    pub fn build_command(&self, compiler: &Compiler, extra: &[String]) -> String {
+        build_command(compiler, &self.cflags, extra)
+    }
+
     /// The defaults, with this compiler and work directory.
     pub fn new(compiler: Compiler, work_dir: PathBuf) -> HarnessConfig {
         HarnessConfig {
@@ -83,4 +105,33 @@ impl HarnessConfig {
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
         }
     }
+}
+
+/// The command a program is built with by `compiler` with the user's
+/// `cflags` and `extra` flags after them (see
+/// [`HarnessConfig::build_command`]).
+pub fn build_command(compiler: &Compiler, cflags: &[String], extra: &[String]) -> String {
+    let mut words = vec![compiler.path.display().to_string()];
+    words.extend(compiler.builtin_flags());
+    words.extend(cflags.iter().cloned());
+    words.extend(extra.iter().cloned());
+    words.push("-lm".to_string());
+    words.join(" ")
+}
+
+/// The first line of a written C file: the command it was measured (or
+/// would be built) with, in a comment.
+pub fn built_with_line(command: &str) -> String {
+    format!("/* commute: built with: {command} */")
+}
+
+/// `source` with [`built_with_line`] as its first line, in place of one it
+/// had (a tuned file tuned again keeps one such line).
+pub fn with_built_with_line(source: &str, command: &str) -> String {
+    let rest = match source.split_once('\n') {
+        Some((first, rest)) if first.starts_with("/* commute: built with:") => rest,
+        None if source.starts_with("/* commute: built with:") => "",
+        _ => source,
+    };
+    format!("{}\n{rest}", built_with_line(command))
 }

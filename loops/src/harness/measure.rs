@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use commute_runtime::search::Phases;
 
 use super::build::{Build, CompileResult, Toolchain};
+use super::compiler::Compiler;
 use super::config::{HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::measurement::Measurement;
@@ -145,12 +146,7 @@ impl Harness {
         config.runs = config.runs.max(1);
         config.threads = config.threads.max(1);
         config.jobs = config.jobs.max(1);
-        let mut flags = config.compiler.builtin_flags();
-        flags.extend(config.cflags.iter().cloned());
-        for dir in &config.include_dirs {
-            flags.push("-I".to_string());
-            flags.push(dir.display().to_string());
-        }
+        let flags = config.build_flags(&config.compiler, &[]);
         let mut harness = Harness {
             config,
             flags,
@@ -329,6 +325,38 @@ impl Harness {
     /// `run.stdout` and `run.stderr`) and, in `timed/`, the timing build.
     pub fn build_dir(&self, source: &str) -> PathBuf {
         self.config.work_dir.join(self.hash(source))
+    }
+
+    /// [`evaluate`](Harness::evaluate), with `compiler` instead of the
+    /// candidates' and `extra` flags after the user's (a baseline: the
+    /// unmodified program built with Polly, or with another compiler).
+    /// Checked against the reference's output and timed like any
+    /// candidate, with the same timeouts; cached by compiler, flags and
+    /// source.
+    pub fn evaluate_built_with(
+        &mut self,
+        source: &str,
+        compiler: &Compiler,
+        extra: &[String],
+    ) -> Measurement {
+        let flags = self.config.build_flags(compiler, extra);
+        let saved_flags = std::mem::replace(&mut self.flags, flags);
+        let saved_compiler = std::mem::replace(&mut self.config.compiler, compiler.clone());
+        let measurement = self.evaluate(source);
+        self.flags = saved_flags;
+        self.config.compiler = saved_compiler;
+        measurement
+    }
+
+    /// [`prepare`](Harness::prepare) for sources built with the
+    /// candidates' compiler and `extra` flags after the user's (see
+    /// [`evaluate_built_with`](Harness::evaluate_built_with)).
+    pub fn prepare_built_with(&mut self, sources: &[&str], extra: &[String]) {
+        let compiler = self.config.compiler.clone();
+        let flags = self.config.build_flags(&compiler, extra);
+        let saved_flags = std::mem::replace(&mut self.flags, flags);
+        self.prepare(sources);
+        self.flags = saved_flags;
     }
 
     /// Builds the sources that are neither evaluated nor built yet, with
@@ -537,9 +565,22 @@ impl Harness {
         challenger: &str,
         rounds: usize,
     ) -> Result<(f64, f64), HarnessError> {
+        self.remeasure_built_with((incumbent, &[]), (challenger, &[]), rounds)
+    }
+
+    /// [`remeasure`](Harness::remeasure) for programs built with the
+    /// candidates' compiler and extra flags after the user's (a source and
+    /// its extra flags each).
+    pub fn remeasure_built_with(
+        &mut self,
+        incumbent: (&str, &[String]),
+        challenger: (&str, &[String]),
+        rounds: usize,
+    ) -> Result<(f64, f64), HarnessError> {
         let mut binaries = Vec::new();
-        for (name, source) in [("incumbent", incumbent), ("challenger", challenger)] {
-            let hash = self.hash(source);
+        for (name, (source, extra)) in [("incumbent", incumbent), ("challenger", challenger)] {
+            let flags = self.config.build_flags(&self.config.compiler, extra);
+            let hash = self.hash_with(&self.config.compiler, &flags, source);
             if !self.cache.get(&hash).is_some_and(Measurement::is_timed) {
                 return Err(HarnessError::new(
                     HarnessErrorKind::Remeasure,
@@ -587,14 +628,18 @@ impl Harness {
 
     /// 16 hex digits of FNV-1a over the compiler, the flags and the source.
     fn hash(&self, source: &str) -> String {
+        self.hash_with(&self.config.compiler, &self.flags, source)
+    }
+
+    fn hash_with(&self, compiler: &Compiler, flags: &[String], source: &str) -> String {
         let mut hash = Fnv::default();
         // Each part ends with a zero byte, so that parts cannot run together.
         let mut feed = |bytes: &[u8]| {
             hash.feed(bytes);
             hash.feed(&[0]);
         };
-        feed(self.config.compiler.path.as_os_str().as_encoded_bytes());
-        for flag in &self.flags {
+        feed(compiler.path.as_os_str().as_encoded_bytes());
+        for flag in flags {
             feed(flag.as_bytes());
         }
         feed(source.as_bytes());

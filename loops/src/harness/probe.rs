@@ -13,12 +13,7 @@ use super::process::{describe_status, new_process_group, read_lossy, spawn, wait
 
 /// The flags a candidate gets (the dump aside), then `extra`.
 fn flags(config: &HarnessConfig, extra: &[&str]) -> Vec<String> {
-    let mut flags = config.compiler.builtin_flags();
-    flags.extend(config.cflags.iter().cloned());
-    for dir in &config.include_dirs {
-        flags.push("-I".to_string());
-        flags.push(dir.display().to_string());
-    }
+    let mut flags = config.build_flags(&config.compiler, &[]);
     flags.extend(extra.iter().map(|f| f.to_string()));
     flags
 }

@@ -8,7 +8,7 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 
 use crate::space::host::KernelHost;
 use crate::space::names::Names;
-use crate::space::{dim_kind, order, tile_size, Backbone, StatementsId};
+use crate::space::{dim_kind, optimizer, order, tile_size, Backbone, StatementsId};
 
 /// The candidate with every open decision taken, original values first.
 pub fn complete_with_original(
@@ -16,8 +16,14 @@ pub fn complete_with_original(
     start: &Candidate<Backbone<KernelHost>>,
 ) -> Result<Candidate<Backbone<KernelHost>>, String> {
     let mut candidate = start.clone();
-    // Order first: it decides the shape, then sizes, then kinds.
-    let priority = [order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE];
+    // Order first: it decides the shape, then sizes, then kinds, then the
+    // compiler's optimizer.
+    let priority = [
+        order::CHOICE,
+        tile_size::CHOICE,
+        dim_kind::CHOICE,
+        optimizer::CHOICE,
+    ];
     while let Some(instance) = candidate.next_open(&priority) {
         let mut alternatives = candidate.alternatives(&instance);
         let preferred = original_value(host, &candidate, &instance);
@@ -58,6 +64,7 @@ pub fn original_value(
     match instance.choice {
         order::CHOICE => host.original_order(object(0), object(1)),
         dim_kind::CHOICE => dim_kind::SEQUENTIAL,
+        optimizer::CHOICE => optimizer::NONE,
         tile_size::CHOICE => match candidate.domain(instance) {
             Some(Domain::Integer { universe, .. }) => {
                 universe.iter().position(|&v| v == 1).map_or(0, |i| 1 << i)

@@ -36,6 +36,8 @@ pub struct KernelHost {
     /// The dimension objects, from object `n` on.
     dims: Arc<Vec<Dimension>>,
     fusion: Arc<Fusion>,
+    /// Whether candidates may be built with Polly (the compiler has it).
+    polly: bool,
 }
 
 impl KernelHost {
@@ -68,7 +70,16 @@ impl KernelHost {
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
             dims: Arc::new(dims),
+            polly: false,
         }
+    }
+
+    /// The host with the compiler's Polly offered (`has_polly()`, which
+    /// `optimizer`'s Polly values require), or not: without it, the
+    /// default, `optimizer` has one value.
+    pub fn with_polly(mut self, polly: bool) -> Self {
+        self.polly = polly;
+        self
     }
 
     /// The kernel as read.
@@ -249,6 +260,10 @@ impl KernelHost {
 }
 
 impl Host for KernelHost {
+    fn has_polly(&self) -> bool {
+        self.polly
+    }
+
     fn statements(&self) -> Vec<StatementsId> {
         (0..self.object_count() as u32).map(StatementsId).collect()
     }

@@ -1,6 +1,7 @@
 //! The loop-transformation space of a kernel: the tables and host trait
 //! generated from `loops/loops.space` (decisions: `order`, `dim_kind`,
-//! `tile_size`; legality from the dependences' per-dimension signs), the
+//! `tile_size`, and `optimizer`, the compiler's Polly or not; legality
+//! from the dependences' per-dimension signs), the
 //! kernel as its host ([`host`]), the names people give its objects
 //! ([`names`], for `--fix` and reports), completion of a partly decided
 //! candidate with the original program's values ([`complete`]), the

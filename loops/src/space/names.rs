@@ -128,7 +128,8 @@ impl Names {
         let (Some(open), Some(close)) = (text.find('('), text.find(')')) else {
             return Ok(vec![text.to_string()]);
         };
-        if close < open {
+        // A choice without objects (`optimizer()`) names none.
+        if close < open || text[open + 1..close].trim().is_empty() {
             return Ok(vec![text.to_string()]);
         }
         let mut arguments: Vec<Vec<u32>> = Vec::new();

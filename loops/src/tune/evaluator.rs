@@ -13,6 +13,7 @@ use commute_runtime::search::{Bound, Evaluator, Flag, Outcome, Remeasured};
 
 use super::kernel::{LoadedKernel, LoopCandidate};
 use super::lower::{differences, lower_leaf, Form};
+use super::optimizer::optimizer_flags;
 use super::options::Emit;
 use super::progress::{SearchStatus, TuneProgress};
 use crate::harness::{remeasure_rounds, Harness, Measurement};
@@ -38,6 +39,8 @@ pub struct Best {
     pub form: Form,
     /// Its decision vector's words, which name it to the search.
     pub leaf: Vec<u64>,
+    /// The flags its `optimizer` decision adds after the user's.
+    pub flags: Vec<String>,
 }
 
 /// A leaf lowered ahead of its evaluation: its loop tree, code and form,
@@ -130,7 +133,9 @@ impl KernelEvaluator<'_> {
             Form::Directives => self.forms.0 += 1,
             Form::Code => self.forms.1 += 1,
         }
-        let measurement = self.harness.evaluate(&code);
+        let flags = optimizer_flags(leaf);
+        let compiler = self.harness.config().compiler.clone();
+        let measurement = self.harness.evaluate_built_with(&code, &compiler, &flags);
         let mut phases = self.harness.last_phases();
         if self.harness.check_build_timings() > 0 && !self.noted_check_builds {
             self.noted_check_builds = true;
@@ -151,7 +156,11 @@ impl KernelEvaluator<'_> {
                         // on a noisy machine. Both keep their new times.
                         let rounds = remeasure_rounds(best.seconds);
                         let start = Instant::now();
-                        let again = self.harness.remeasure(&best.source, &code, rounds);
+                        let again = self.harness.remeasure_built_with(
+                            (&best.source, &best.flags),
+                            (&code, &flags),
+                            rounds,
+                        );
                         phases.timing += start.elapsed().as_secs_f64();
                         match again {
                             Ok((old, new)) => {
@@ -177,6 +186,7 @@ impl KernelEvaluator<'_> {
                         form,
                         decisions: differences(self.loaded, leaf),
                         leaf: words,
+                        flags,
                     });
                 }
                 let mut outcome = Outcome::ok(value);
@@ -242,7 +252,9 @@ impl Evaluator<Backbone<KernelHost>> for KernelEvaluator<'_> {
 
     /// Lowers the batch and builds it, `jobs` compiles at a time.
     fn prepare(&mut self, leaves: &[&LoopCandidate]) {
-        let mut sources = Vec::new();
+        // Sources by the flags their optimizer adds, built together.
+        let mut sources: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+        let mut count = 0;
         for leaf in leaves {
             let words = leaf.decisions().words;
             if !self.lowered.contains_key(&words) {
@@ -250,13 +262,20 @@ impl Evaluator<Backbone<KernelHost>> for KernelEvaluator<'_> {
                 self.lowered.insert(words.clone(), lowered);
             }
             if let Some(Ok((_, code, _))) = self.lowered.get(&words) {
-                sources.push(code.clone());
+                let flags = optimizer_flags(leaf);
+                match sources.iter_mut().find(|(f, _)| *f == flags) {
+                    Some((_, group)) => group.push(code.clone()),
+                    None => sources.push((flags, vec![code.clone()])),
+                }
+                count += 1;
             }
         }
-        if sources.len() > 1 {
-            self.progress.building(sources.len());
+        if count > 1 {
+            self.progress.building(count);
         }
-        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
-        self.harness.prepare(&sources);
+        for (flags, group) in &sources {
+            let group: Vec<&str> = group.iter().map(String::as_str).collect();
+            self.harness.prepare_built_with(&group, flags);
+        }
     }
 }

@@ -37,8 +37,15 @@ impl LoadedKernel {
     /// Reads the kernel and applies the fixed decisions; errors name the
     /// file, or the decision and why it cannot be taken.
     pub fn load(options: &KernelOptions) -> Result<LoadedKernel, String> {
+        LoadedKernel::load_with_polly(options, false)
+    }
+
+    /// [`load`](LoadedKernel::load), with the compiler's Polly offered to
+    /// the `optimizer` decision or not (see [`KernelHost::with_polly`]).
+    pub fn load_with_polly(options: &KernelOptions, polly: bool) -> Result<LoadedKernel, String> {
         let path = options.kernel.clone();
-        let host = KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?);
+        let host =
+            KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?).with_polly(polly);
         let mut root = Candidate::new_explained(Backbone(host.clone()))
             .map_err(|e| format!("{}: the loop space has no candidate: {e}", path.display()))?;
         let mut fixes = options.fixes.clone();

@@ -3,16 +3,22 @@
 //! decisions that differ from the original program (those a person would
 //! give `commute lower` to get it back).
 
+use std::path::PathBuf;
+
 use commute_runtime::{Action, Domain, InstanceId};
 
 use super::kernel::{LoadedKernel, LoopCandidate};
+use super::optimizer::optimizer_flags;
 use super::options::{Emit, LowerOptions};
 use crate::emit::directives::directive_code;
 use crate::emit::explicit::explicit_code;
 use crate::frontend::Kernel;
+use crate::harness::{
+    build_command, with_built_with_line, Compiler, CompilerFamily, HarnessConfig,
+};
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
-use crate::space::{dim_kind, order, tile_size, StatementsId};
+use crate::space::{dim_kind, optimizer, order, tile_size, StatementsId};
 
 /// The form a candidate was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +32,8 @@ pub enum Form {
 /// One candidate written as C by [`lower`].
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// The whole C file.
+    /// The whole C file, its first line a comment naming the command it
+    /// would be built with.
     pub code: String,
     /// How it is written.
     pub form: Form,
@@ -35,14 +42,40 @@ pub struct Lowered {
 }
 
 /// `commute lower`: the fixed decisions completed as in the original
-/// program, written as C. Without a compiler to ask, `Emit::Auto` writes
-/// directives where it can.
+/// program, written as C, its first line naming the command it would be
+/// built with. `Emit::Auto` writes directives where the compiler takes
+/// them (and where it can, when no compiler is found).
 pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
-    let loaded = LoadedKernel::load(&options.kernel)?;
+    // The compiler is named on the file's first line. Without one found,
+    // `cc` is named and directives are written where they can be.
+    let compiler = match Compiler::detect(options.cc.as_deref()) {
+        Ok(compiler) => Some(compiler),
+        Err(e) if options.cc.is_some() => return Err(e.to_string()),
+        Err(_) => None,
+    };
+    // `optimizer() = POLLY` may be fixed where the compiler has Polly.
+    let polly = compiler
+        .as_ref()
+        .is_some_and(|c| c.has_polly(&std::env::temp_dir().join("commute-probes")));
+    let loaded = LoadedKernel::load_with_polly(&options.kernel, polly)?;
     let leaf = complete_with_original(&loaded.host, &loaded.root)?;
-    let (schedule, code, form) = lower_leaf(&loaded, &leaf, options.emit, true)?;
+    let directives = compiler
+        .as_ref()
+        .is_none_or(Compiler::supports_loop_directives);
+    let (schedule, code, form) = lower_leaf(&loaded, &leaf, options.emit, directives)?;
+    let compiler = compiler.unwrap_or_else(|| Compiler {
+        path: "cc".into(),
+        version_line: String::new(),
+        family: CompilerFamily::Other,
+    });
+    let cflags = if options.cflags.is_empty() {
+        HarnessConfig::new(compiler.clone(), PathBuf::new()).cflags
+    } else {
+        options.cflags.clone()
+    };
+    let command = build_command(&compiler, &cflags, &optimizer_flags(&leaf));
     Ok(Lowered {
-        code,
+        code: with_built_with_line(&code, &command),
         form,
         outline: schedule.outline(loaded.host.kernel()),
     })
@@ -95,7 +128,12 @@ fn explicit(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> Result<
 /// original program), they give the leaf back.
 pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<String> {
     let mut changed = Vec::new();
-    let decisions = [order::CHOICE, tile_size::CHOICE, dim_kind::CHOICE];
+    let decisions = [
+        order::CHOICE,
+        tile_size::CHOICE,
+        dim_kind::CHOICE,
+        optimizer::CHOICE,
+    ];
     for instance in leaf.instances(&decisions) {
         // The other choices (`carries`) follow from these.
         if !decisions.contains(&instance.choice) {

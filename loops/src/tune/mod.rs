@@ -1,16 +1,22 @@
-//! The tuning pipeline, as library calls: [`tune`] searches the loop space
-//! of a C kernel, compiles and times candidates, checks each against the
-//! original program and writes the fastest verified one; [`lower`] writes
-//! one candidate, given by fixed decisions, without searching.
+//! The tuning pipeline, as library calls: [`tune`] measures the
+//! baselines (the unmodified program built plainly, with Polly, with
+//! another compiler), searches the loop space of a C kernel, compiles and
+//! times candidates, checks each against the original program and writes
+//! the fastest verified one, or the original program when a baseline is
+//! faster; [`lower`] writes one candidate, given by fixed decisions,
+//! without searching. Every written file's first line names the command it
+//! was measured (or would be built) with.
 //!
 //! Both take option structs ([`TuneOptions`], [`LowerOptions`]) and return
 //! what they found; while it runs, `tune` reports through a
 //! [`TuneProgress`]. Printing is the caller's.
 
+mod baselines;
 mod evaluator;
 mod kernel;
 mod lock;
 mod lower;
+mod optimizer;
 mod options;
 mod progress;
 
@@ -23,6 +29,7 @@ use commute_runtime::search::{
     Harness as SearchHarness, MctsConfig, NoBound, SearchConfig, Status, StopReason,
 };
 
+pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
 pub use evaluator::Best;
 pub use kernel::{LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
@@ -31,7 +38,7 @@ pub use progress::{SearchStatus, TuneProgress};
 
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
-use crate::harness::{Compiler, Harness, HarnessConfig, TimePattern};
+use crate::harness::{with_built_with_line, Compiler, Harness, HarnessConfig, TimePattern};
 use crate::space::complete::complete_with_original;
 use crate::space::DECISION_PRIORITY;
 use evaluator::KernelEvaluator;
@@ -68,6 +75,16 @@ pub struct TuneReport {
     pub reference_seconds: f64,
     /// The fastest verified candidate, if any was measured.
     pub best: Option<Best>,
+    /// The unmodified program built with each configuration the compiler
+    /// offers, measured before the search.
+    pub baselines: Vec<Baseline>,
+    /// The baseline written instead of the best candidate (its index in
+    /// `baselines`), when it is faster: the output is the original
+    /// program, to be built with its flags.
+    pub baseline_won: Option<usize>,
+    /// The command the written file was measured with (also its first
+    /// line, in a comment).
+    pub built_with: String,
     /// Where the best candidate was written (when there is one).
     pub output: PathBuf,
     /// Candidates written with directives, and as explicit code.
@@ -90,9 +107,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             options.cutoff
         ));
     }
-    let loaded = LoadedKernel::load(&options.kernel)?;
-    let stem = loaded
-        .path
+    let stem = options
+        .kernel
+        .kernel
         .file_stem()
         .map_or("kernel".to_string(), |s| s.to_string_lossy().into_owned());
     let work_dir = options
@@ -103,6 +120,23 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         .map_err(|e| format!("cannot create `{}`: {e}", work_dir.display()))?;
     let _lock = lock::WorkDirLock::take(&work_dir)?;
     let compiler = Compiler::detect(options.cc.as_deref()).map_err(|e| e.to_string())?;
+    let baseline_cc = match &options.baseline_cc {
+        Some(name) => {
+            Some(Compiler::detect(Some(name)).map_err(|e| format!("--baseline-cc: {e}"))?)
+        }
+        None => None,
+    };
+    // Polly is a baseline and a value of the `optimizer` decision.
+    let polly = compiler.has_polly(&work_dir.join("probes"));
+    if !polly {
+        progress.note(&baselines::no_polly_note(&compiler));
+    }
+    let loaded = LoadedKernel::load_with_polly(&options.kernel, polly)?;
+    let configurations = if options.no_baselines {
+        Vec::new()
+    } else {
+        baselines::configurations(&compiler, polly, baseline_cc)
+    };
     let directives = compiler.supports_loop_directives();
     let emit = options.emit.describe(directives)?;
     progress.note(&format!(
@@ -116,8 +150,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     progress.note(&format!(
         "reference: building and timing the unmodified program ({flags}, {threads} threads)"
     ));
-    let harness =
-        Harness::new(config, &reference_code(loaded.host.kernel())).map_err(|e| e.to_string())?;
+    let reference = reference_code(loaded.host.kernel());
+    let mut harness = Harness::new(config, &reference).map_err(|e| e.to_string())?;
     let reference_seconds = harness.reference_seconds();
     progress.note(&format!("reference: {reference_seconds:.6} s"));
     let bound = if options.no_bound {
@@ -170,6 +204,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "screen": options.screen.max(1),
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
+            "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),
     );
     let journal_path = options
@@ -195,6 +230,15 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             None,
         )
     };
+    // Before the search, so that its progress shows how far it is from them.
+    let baselines = baselines::measure(
+        &mut harness,
+        &reference,
+        &configurations,
+        &mut journal,
+        progress,
+    );
+    let built_with = harness_command(&harness, &[]);
     let bound_ref: &dyn Bound<_> = match &bound {
         Some(bound) => bound,
         None => &NoBound,
@@ -275,16 +319,47 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         Strategy::Exhaustive => run_exhaustive(root, search, bound_ref),
     };
     evaluator.progress.finished();
-    let _ = journal.sync();
 
     let output = options
         .output
         .clone()
         .unwrap_or_else(|| work_dir.join(format!("{stem}.tuned.c")));
-    if let Some(best) = &evaluator.best {
-        std::fs::write(&output, &best.source)
+    // The result is never slower than the fastest baseline: when one is
+    // faster (or no candidate measured), the original program is written,
+    // with that baseline's command.
+    let baseline_won = baselines::fastest(&baselines)
+        .filter(|(_, seconds)| evaluator.best.as_ref().is_none_or(|b| *seconds < b.seconds))
+        .map(|(index, _)| index);
+    let (written, built_with) = match (baseline_won, &evaluator.best) {
+        (Some(index), _) => (
+            Some(&loaded.host.kernel().source),
+            baselines[index].command.clone(),
+        ),
+        (None, Some(best)) => (
+            Some(&best.source),
+            harness_command(&evaluator.harness, &best.flags),
+        ),
+        (None, None) => (None, built_with),
+    };
+    if let Some(source) = written {
+        std::fs::write(&output, with_built_with_line(source, &built_with))
             .map_err(|e| format!("cannot write `{}`: {e}", output.display()))?;
     }
+    // What was written, for reports: the journal's evaluations hold
+    // neither the original nest measured first nor the baselines' verdict.
+    let _ = journal.append_record(
+        RESULT_RECORD,
+        &serde_json::json!({
+            "best_candidate": evaluator.best.as_ref().map(|b| b.seconds),
+            "written": match (baseline_won, &evaluator.best) {
+                (Some(index), _) => format!("baseline {}", baselines[index].name),
+                (None, Some(_)) => "the best candidate".to_string(),
+                (None, None) => "nothing".to_string(),
+            },
+            "flags": built_with,
+        }),
+    );
+    let _ = journal.sync();
     Ok(TuneReport {
         kernel: loaded.path.clone(),
         search: search_name,
@@ -300,6 +375,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         pruned: result.pruned,
         reference_seconds,
         best: evaluator.best,
+        baselines,
+        baseline_won,
+        built_with,
         output,
         forms: evaluator.forms,
         work_dir,
@@ -342,6 +420,14 @@ fn harness_config(
         config.time_pattern = TimePattern::Prefix(prefix.clone());
     }
     config
+}
+
+/// The command the harness builds candidates with, `extra` flags after the
+/// user's.
+fn harness_command(harness: &Harness, extra: &[String]) -> String {
+    harness
+        .config()
+        .build_command(&harness.config().compiler, extra)
 }
 
 /// The fastest successful evaluation of a journal.

@@ -91,6 +91,16 @@ pub struct TuneOptions {
     /// found, else cc].
     #[arg(long)]
     pub cc: Option<String>,
+    /// Another compiler whose build of the unmodified program (with the
+    /// same flags) is a baseline too, as the user's compiler's plain and
+    /// Polly builds are (`--baseline-cc gcc`).
+    #[arg(long, value_name = "CC")]
+    pub baseline_cc: Option<String>,
+    /// Measure no baselines: the best candidate is written even where the
+    /// unmodified program is faster (to get the fixed decisions whatever
+    /// their speed).
+    #[arg(long, conflicts_with = "baseline_cc")]
+    pub no_baselines: bool,
     /// How candidates are written out.
     #[arg(long, value_enum, default_value_t = Emit::Auto)]
     pub emit: Emit,
@@ -171,4 +181,13 @@ pub struct LowerOptions {
     /// How the candidate is written out.
     #[arg(long, value_enum, default_value_t = Emit::Auto)]
     pub emit: Emit,
+    /// The C compiler the file would be built with, named on its first
+    /// line; directives only if it takes them [default: as `commute tune`
+    /// picks one].
+    #[arg(long)]
+    pub cc: Option<String>,
+    /// Flags for the compiler, named on the file's first line [default:
+    /// -O3 -march=native].
+    #[arg(last = true, value_name = "CFLAGS")]
+    pub cflags: Vec<String>,
 }

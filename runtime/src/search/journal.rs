@@ -19,6 +19,12 @@
 //! "check":0.3,"timing":1.6}`), the leaf's lower `bound`, and the best
 //! leaf's value measured again (`"incumbent":{"index":3,"value":0.0011}`).
 //!
+//! Beside evaluations, a journal may hold *records*: lines whose object
+//! has a string `record` key (`{"record":"baseline","name":"polly",...}`),
+//! what the evaluator measured outside the search (the programs a result
+//! is compared with, say). Searches and summaries do not see them; see
+//! [`Journal::append_record`] and [`read_records`].
+//!
 //! Each line is written with a single `write` call, newline last, so an
 //! interrupted write leaves at most an unterminated last line. Readers drop
 //! such a line, and [`Journal::open_for_resume`] also cuts it off the file
@@ -195,6 +201,25 @@ impl Journal {
         Ok(())
     }
 
+    /// Appends a record (not an evaluation): `fields`, an object, with
+    /// `"record": kind` first. Replays, summaries and searches skip it;
+    /// [`read_records`] reads it back.
+    pub fn append_record(&mut self, kind: &str, fields: &serde_json::Value) -> io::Result<()> {
+        let mut object = serde_json::Map::new();
+        object.insert("record".to_string(), serde_json::Value::from(kind));
+        if let Some(fields) = fields.as_object() {
+            for (key, value) in fields {
+                if key != "record" {
+                    object.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        let mut text = serde_json::to_string(&object).map_err(io::Error::other)?;
+        text.push('\n');
+        self.file.write_all(text.as_bytes())?;
+        self.file.flush()
+    }
+
     /// Asks the operating system to put what was written on disk (slow;
     /// `append` does not wait for it).
     pub fn sync(&self) -> io::Result<()> {
@@ -276,6 +301,22 @@ pub fn read_journal(path: impl AsRef<Path>) -> Result<(Header, Vec<Evaluation>),
     let bytes = std::fs::read(path).map_err(|e| JournalError::io(path, e))?;
     let parsed = parse(path, &bytes)?;
     Ok((parsed.header, parsed.evaluations))
+}
+
+/// The records of a journal (see [`Journal::append_record`]) of this
+/// `kind`, in the order they were written, each its whole object.
+pub fn read_records(
+    path: impl AsRef<Path>,
+    kind: &str,
+) -> Result<Vec<serde_json::Value>, JournalError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| JournalError::io(path, e))?;
+    let parsed = parse(path, &bytes)?;
+    Ok(parsed
+        .records
+        .into_iter()
+        .filter(|r| r.get("record").and_then(|k| k.as_str()) == Some(kind))
+        .collect())
 }
 
 /// Why a journal could not be read.
@@ -360,12 +401,14 @@ enum Tail {
 struct Parsed {
     header: Header,
     evaluations: Vec<Evaluation>,
+    records: Vec<serde_json::Value>,
     tail: Tail,
 }
 
 fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, JournalError> {
     let mut header = None;
     let mut evaluations = Vec::new();
+    let mut records = Vec::new();
     let mut tail = Tail::Clean;
     let mut start = 0;
     let mut number = 0;
@@ -380,9 +423,10 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, JournalError> {
             let result = if header.is_none() {
                 parse_header(line).map(|h| header = Some(h))
             } else {
-                serde_json::from_slice::<Evaluation>(line)
-                    .map(|e| evaluations.push(e))
-                    .map_err(|e| format!("not an evaluation: {e}"))
+                parse_line(line).map(|line| match line {
+                    Line::Evaluation(e) => evaluations.push(*e),
+                    Line::Record(r) => records.push(r),
+                })
             };
             match result {
                 Ok(()) if !terminated => tail = Tail::MissingNewline,
@@ -400,6 +444,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, JournalError> {
         Some(header) => Ok(Parsed {
             header,
             evaluations,
+            records,
             tail,
         }),
         None => Err(JournalError::line(
@@ -408,6 +453,26 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, JournalError> {
             "empty: a journal starts with a header line",
         )),
     }
+}
+
+/// A line after the header.
+enum Line {
+    Evaluation(Box<Evaluation>),
+    Record(serde_json::Value),
+}
+
+fn parse_line(line: &[u8]) -> Result<Line, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| format!("not an evaluation: {e}"))?;
+    if value
+        .get("record")
+        .is_some_and(serde_json::Value::is_string)
+    {
+        return Ok(Line::Record(value));
+    }
+    serde_json::from_value(value)
+        .map(|e| Line::Evaluation(Box::new(e)))
+        .map_err(|e| format!("not an evaluation: {e}"))
 }
 
 fn parse_header(line: &[u8]) -> Result<Header, String> {

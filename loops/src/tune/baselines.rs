@@ -1,0 +1,164 @@
+//! Baselines: the unmodified program built with each configuration the
+//! compiler offers (the user's flags; with Polly, LLVM's polyhedral
+//! optimizer; with Polly's parallel code generation; and with another
+//! compiler when asked), measured before the search through the same
+//! harness as candidates (checked against the reference's output, timed,
+//! the same timeouts) and recorded in the journal. A tuning run's result is
+//! compared with each, and is never slower than the best of them.
+
+use commute_runtime::search::journal::Journal;
+use serde_json::json;
+
+use super::progress::TuneProgress;
+use crate::harness::{Compiler, CompilerFamily, Harness, Measurement};
+
+/// The kind of the journal records that hold baselines.
+pub const BASELINE_RECORD: &str = "baseline";
+
+/// The kind of the journal record, written last, that says what a tuning
+/// run wrote: `best_candidate` (its time, the original nest's included,
+/// or null), `written` (`the best candidate`, `baseline NAME` or
+/// `nothing`) and the `flags` it was measured with.
+pub const RESULT_RECORD: &str = "result";
+
+/// One way to build the unmodified program.
+#[derive(Clone, Debug)]
+pub(super) struct Configuration {
+    /// `plain`, `polly`, `polly-parallel`, or the other compiler's name.
+    pub(super) name: String,
+    pub(super) compiler: Compiler,
+    /// Flags after the user's.
+    pub(super) extra: Vec<String>,
+}
+
+/// A baseline, measured.
+#[derive(Clone, Debug)]
+pub struct Baseline {
+    /// `plain` (the user's compiler and flags), `polly` (with `-mllvm
+    /// -polly`), `polly-parallel` (with `-mllvm -polly -mllvm
+    /// -polly-parallel`), or the name of the `--baseline-cc` compiler.
+    pub name: String,
+    /// The command it is built with (compiler, flags, `-lm`).
+    pub command: String,
+    /// Its time in seconds (minimum of its runs), or why it has none.
+    pub result: Result<f64, String>,
+}
+
+/// The configurations to measure: the user's compiler and flags; with
+/// Polly and with Polly's parallel code generation when `polly` (the
+/// compiler takes `-mllvm -polly`); `other` with the user's flags.
+pub(super) fn configurations(
+    compiler: &Compiler,
+    polly: bool,
+    other: Option<Compiler>,
+) -> Vec<Configuration> {
+    let words = |flags: &[&str]| flags.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+    let mut configurations = vec![Configuration {
+        name: "plain".to_string(),
+        compiler: compiler.clone(),
+        extra: Vec::new(),
+    }];
+    if polly {
+        configurations.push(Configuration {
+            name: "polly".to_string(),
+            compiler: compiler.clone(),
+            extra: words(&["-mllvm", "-polly"]),
+        });
+        // `-fopenmp`, which Polly's parallel loops need, is always passed.
+        configurations.push(Configuration {
+            name: "polly-parallel".to_string(),
+            compiler: compiler.clone(),
+            extra: words(&["-mllvm", "-polly", "-mllvm", "-polly-parallel"]),
+        });
+    }
+    if let Some(other) = other {
+        let name = other.path.file_name().map_or_else(
+            || other.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        configurations.push(Configuration {
+            name,
+            compiler: other,
+            extra: Vec::new(),
+        });
+    }
+    configurations
+}
+
+/// The line that says a compiler has no Polly, when it is the case.
+pub(super) fn no_polly_note(compiler: &Compiler) -> String {
+    let why = match compiler.family {
+        CompilerFamily::Clang { .. } => "it does not take `-mllvm -polly`",
+        CompilerFamily::Gcc => "it is GCC",
+        CompilerFamily::Other => "it does not take `-mllvm -polly`",
+    };
+    format!(
+        "polly: {} has no Polly ({why}); the Polly baselines are left out and candidates are built without it (optimizer() = NONE)",
+        compiler.path.display()
+    )
+}
+
+/// Measures each configuration's build of `reference` (the unmodified
+/// program), records it in the journal and notes it.
+pub(super) fn measure(
+    harness: &mut Harness,
+    reference: &str,
+    configurations: &[Configuration],
+    journal: &mut Journal,
+    progress: &mut dyn TuneProgress,
+) -> Vec<Baseline> {
+    let mut baselines = Vec::new();
+    for configuration in configurations {
+        let command = harness
+            .config()
+            .build_command(&configuration.compiler, &configuration.extra);
+        let measurement =
+            harness.evaluate_built_with(reference, &configuration.compiler, &configuration.extra);
+        let (result, runs) = match &measurement {
+            Measurement::Timed { seconds, runs } => (Ok(*seconds), runs.clone()),
+            other => (Err(other.summary()), Vec::new()),
+        };
+        let record = match &result {
+            Ok(seconds) => json!({
+                "name": configuration.name,
+                "flags": command,
+                "status": "ok",
+                "value": seconds,
+                "measurements": runs,
+            }),
+            Err(why) => json!({
+                "name": configuration.name,
+                "flags": command,
+                "status": "failed",
+                "message": why,
+            }),
+        };
+        if let Err(e) = journal.append_record(BASELINE_RECORD, &record) {
+            progress.note(&format!(
+                "warning: the journal could not take a baseline: {e}"
+            ));
+        }
+        progress.note(&match &result {
+            Ok(seconds) => format!(
+                "baseline {}: {seconds:.6} s ({command})",
+                configuration.name
+            ),
+            Err(why) => format!("baseline {}: {why} ({command})", configuration.name),
+        });
+        baselines.push(Baseline {
+            name: configuration.name.clone(),
+            command,
+            result,
+        });
+    }
+    baselines
+}
+
+/// The fastest measured baseline: its index and time.
+pub fn fastest(baselines: &[Baseline]) -> Option<(usize, f64)> {
+    baselines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| b.result.as_ref().ok().map(|s| (i, *s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}

@@ -575,3 +575,47 @@ fn a_check_run_whose_kernel_outlasts_the_cut_off_is_stopped_before_its_dump() {
         ""
     );
 }
+
+/// A program whose kernel sleeps `check` microseconds in its check build
+/// and `timed` in its timing build, and whose dump takes 0.4 s more.
+fn slow_dump(check: u64, timed: u64) -> String {
+    program(BODY)
+        .replace(
+            "#include <stdio.h>",
+            "#include <stdio.h>\n#include <unistd.h>",
+        )
+        .replace(
+            "  kernel();",
+            &format!(
+                "  kernel();\n#ifdef POLYBENCH_DUMP_ARRAYS\n  usleep({check});\n#else\n  usleep({timed});\n#endif"
+            ),
+        )
+        .replace(
+            "  harness_dump(",
+            "#ifdef POLYBENCH_DUMP_ARRAYS\n  usleep(400000);\n#endif\n  harness_dump(",
+        )
+}
+
+#[test]
+fn the_time_outside_the_kernel_comes_from_one_run_of_the_reference() {
+    // The reference's check run is faster than its timed runs, as under a
+    // changing load: the wall time of the one less the kernel time of the
+    // others would leave nothing for its 0.4 s dump.
+    let dir = TempDir::new("outside-kernel");
+    let mut config = config(cc(), &dir);
+    config.run_timeout_floor = Duration::from_millis(200);
+    config.cutoff = Some(2.0);
+    let mut harness =
+        Harness::new(config, &slow_dump(50_000, 500_000)).unwrap_or_else(|e| panic!("{e}"));
+    harness.set_incumbent(Some(0.05));
+    let timeout = harness.run_timeout();
+    assert!(timeout >= Duration::from_millis(550), "{timeout:?}");
+    // A candidate as fast as the best writes its dump to the end.
+    let candidate = format!("/* candidate */\n{}", slow_dump(50_000, 50_000));
+    let measured = harness.evaluate(&candidate);
+    assert!(
+        matches!(measured, Measurement::Timed { .. }),
+        "{}",
+        measured.summary()
+    );
+}

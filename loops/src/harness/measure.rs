@@ -95,6 +95,12 @@ pub struct Harness {
     /// The wall time of the reference's check run (start-up,
     /// initialization, kernel and dump), from which run timeouts follow.
     reference_wall: f64,
+    /// What that run spent outside its kernel (start-up, initialization,
+    /// dump): its wall time less the kernel time it printed. Taken from
+    /// one run: the difference with the timed runs' minimum mixes two
+    /// runs, and on a loaded machine it can come out as nothing, which
+    /// stopped candidates within the cut-off while they wrote their dump.
+    reference_outside: f64,
     /// Whether the reference prints its time (else wall time is used).
     reported_time: bool,
     expected: Expected,
@@ -152,6 +158,7 @@ impl Harness {
             flags,
             reference_seconds: 0.0,
             reference_wall: 0.0,
+            reference_outside: 0.0,
             reported_time: false,
             expected: Expected::Stdout(String::new()),
             cache: HashMap::new(),
@@ -214,6 +221,7 @@ impl Harness {
         };
         harness.reference_wall = check_wall;
         let first = harness.time_of(check_wall, &stdout).unwrap_or(check_wall);
+        harness.reference_outside = (check_wall - first).max(0.0);
         // The dump starts on stderr as the kernel ends: what came before
         // the kernel is the rest.
         if matches!(harness.expected, Expected::Dump(_)) && harness.reported_time {
@@ -294,7 +302,7 @@ impl Harness {
     /// factor times the reference's wall time (the rule before there is an
     /// incumbent), never shorter than the floor.
     pub fn run_timeout(&self) -> Duration {
-        let outside_kernel = (self.reference_wall - self.reference_seconds).max(0.0);
+        let outside_kernel = self.reference_outside;
         let reference_rule = self.reference_wall * self.config.run_timeout_factor;
         let rule = match (self.incumbent, self.config.cutoff) {
             (Some(best), Some(factor)) => {

@@ -39,6 +39,9 @@ pub mod record;
 pub mod report;
 mod screen;
 
+#[cfg(test)]
+mod unconstrained;
+
 pub use baselines::{
     exhaustive_search, greedy_search, random_search, run_exhaustive, run_greedy, run_random,
 };

@@ -119,41 +119,9 @@ fn apply<B: Backbone>(candidate: &mut Candidate<B>, action: &Action) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::*;
     use crate::search::harness::{Budget, NoBound, Outcome, SearchConfig};
+    use crate::search::unconstrained::MODEL;
     use crate::testing::RandomBackbone;
-
-    /// `x(s)` in {A, B, C} for every `s`, unconstrained: a neighbour's
-    /// changes are exactly the decisions it differs in.
-    static MODEL: Model = Model {
-        name: "m",
-        sets: &[SetDef {
-            name: "S",
-            params: &[],
-            superset: None,
-            quotient: None,
-        }],
-        properties: &[],
-        choices: &[ChoiceDef {
-            name: "x",
-            params: &[VarDef {
-                name: "s",
-                set: 0,
-                args: &[],
-            }],
-            kind: ChoiceKind::Enum {
-                values: &["A", "B", "C"],
-            },
-            symmetry: Symmetry::None,
-            origin: "m:1",
-        }],
-        constraints: &[],
-        triggers: &[],
-        callbacks: &[],
-        clauses_by_choice: &[&[]],
-        counters_by_choice: &[&[]],
-        default_priority: &[0],
-    };
 
     type Leaf = Candidate<RandomBackbone>;
 

@@ -161,94 +161,10 @@ fn set_bits(words: &[u64]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::candidate::Domain;
-    use crate::model::*;
-    use crate::search::harness::{Budget, Harness, NoBound, Outcome, SearchConfig};
-    use crate::search::mcts::{mcts, MctsConfig};
+    use crate::search::unconstrained::MODEL;
     use crate::testing::RandomBackbone;
 
-    /// `x(s)` in {A, B, C} for every `s`, unconstrained.
-    static MODEL: Model = Model {
-        name: "m",
-        sets: &[SetDef {
-            name: "S",
-            params: &[],
-            superset: None,
-            quotient: None,
-        }],
-        properties: &[],
-        choices: &[ChoiceDef {
-            name: "x",
-            params: &[VarDef {
-                name: "s",
-                set: 0,
-                args: &[],
-            }],
-            kind: ChoiceKind::Enum {
-                values: &["A", "B", "C"],
-            },
-            symmetry: Symmetry::None,
-            origin: "m:1",
-        }],
-        constraints: &[],
-        triggers: &[],
-        callbacks: &[],
-        clauses_by_choice: &[&[]],
-        counters_by_choice: &[&[]],
-        default_priority: &[0],
-    };
-
     type Leaf = Candidate<RandomBackbone>;
-
-    /// As on the loop space, a few decisions each multiply the time (a
-    /// lost parallel loop, a strided inner loop): `C` on any of the first
-    /// four instances costs 4x, and the rest add a little.
-    fn cost(leaf: &Leaf) -> f64 {
-        leaf.instances(&[])
-            .iter()
-            .enumerate()
-            .map(|(i, instance)| match leaf.domain(instance) {
-                Some(Domain::Enum(0b100)) if i < 4 => 4.0,
-                Some(Domain::Enum(0b010)) => 1.05,
-                _ => 1.0,
-            })
-            .product()
-    }
-
-    /// The share of `screen`'s evaluations within twice the best value.
-    fn share_near_the_best(screen: usize, seed: u64) -> f64 {
-        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
-        let mut evaluate = |leaf: &Leaf| Outcome::ok(cost(leaf));
-        let config = SearchConfig {
-            seed,
-            budget: Budget::evaluations(120),
-            priority: Vec::new(),
-        };
-        let harness = Harness::new(&mut evaluate, &config);
-        let mcts_config = MctsConfig {
-            screen,
-            ..MctsConfig::default()
-        };
-        let result = mcts(&root, harness, &NoBound, &mcts_config);
-        let values: Vec<f64> = result.evaluations.iter().filter_map(|e| e.value).collect();
-        let best = values.iter().copied().fold(f64::INFINITY, f64::min);
-        values.iter().filter(|&&v| v <= 2.0 * best).count() as f64 / values.len() as f64
-    }
-
-    #[test]
-    fn screening_evaluates_more_leaves_near_the_best() {
-        let seeds = 0..6;
-        let plain: f64 = seeds.clone().map(|s| share_near_the_best(1, s)).sum();
-        let screened: f64 = seeds.map(|s| share_near_the_best(8, s)).sum();
-        assert!(
-            // 0.59 against 0.46 when written: the tree still expands
-            // every child near the root, good or not.
-            screened > 1.2 * plain,
-            "mean share near the best: screened {:.2}, plain {:.2}",
-            screened / 6.0,
-            plain / 6.0
-        );
-    }
 
     #[test]
     fn nothing_is_predicted_before_enough_leaves_and_then_failures_count_as_slow() {

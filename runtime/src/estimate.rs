@@ -357,9 +357,6 @@ pub fn dead_end_rate<B: Backbone>(
     descents: usize,
     seed: u64,
 ) -> f64 {
-    if descents == 0 {
-        return 0.0;
-    }
     dead_end_rate_until(
         root,
         &Options::new(priority, descents, seed),

@@ -268,6 +268,9 @@ pub fn mcts<B: Backbone>(
         seen: Seen::default(),
         used_up: None,
     };
+    if config.screen > 1 {
+        harness.screen.enable();
+    }
     while harness.should_stop().is_none() {
         let period = config.local_period.max(1);
         let position = harness.evaluations().len() % period;

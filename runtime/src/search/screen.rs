@@ -27,9 +27,12 @@ const RIDGE: f64 = 1.0;
 /// suffice).
 const SWEEPS: usize = 4;
 
-/// The evaluated leaves and the model fitted on them.
+/// The evaluated leaves and the model fitted on them; it records nothing
+/// until a search that screens enables it (searches that do not would
+/// pay for a fit after every evaluation, and keep every leaf's bits).
 #[derive(Default)]
 pub(crate) struct Screen {
+    enabled: bool,
     /// Each leaf's set bits and log-value (`None`: failed or wrong).
     leaves: Vec<(Vec<u32>, Option<f64>)>,
     /// For each bit, the leaves that have it.
@@ -41,14 +44,22 @@ pub(crate) struct Screen {
 }
 
 impl Screen {
+    /// Records the leaves evaluated from now on.
+    pub(crate) fn enable(&mut self) {
+        self.enabled = true;
+    }
+
     /// Records the outcome of an evaluated leaf (`None`: failed or wrong)
-    /// and refits the model.
+    /// and refits the model, once enabled.
     pub(crate) fn record<B: Backbone>(
         &mut self,
         leaf: &Candidate<B>,
         status: Status,
         value: Option<f64>,
     ) {
+        if !self.enabled {
+            return;
+        }
         let value = value
             .filter(|v| status == Status::Ok && *v > 0.0 && v.is_finite())
             .map(f64::ln);
@@ -170,6 +181,7 @@ mod tests {
     fn nothing_is_predicted_before_enough_leaves_and_then_failures_count_as_slow() {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 6)).expect("a space");
         let mut screen = Screen::default();
+        screen.enable();
         let all_a = leaf_with(&root, 0);
         let all_c = leaf_with(&root, 2);
         assert_eq!(screen.predict(&all_a), None);

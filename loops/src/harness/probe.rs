@@ -18,6 +18,15 @@ fn flags(config: &HarnessConfig, extra: &[&str]) -> Vec<String> {
     flags
 }
 
+/// Whether a compiler argument is a file to compile or link rather than
+/// an option.
+fn is_input_file(arg: &str) -> bool {
+    !arg.starts_with('-')
+        && [".c", ".i", ".o", ".a", ".so"]
+            .iter()
+            .any(|extension| arg.ends_with(extension))
+}
+
 /// Builds `source` in `dir` with the candidates' flags followed by `extra`
 /// (later flags win), runs it once with `threads` OpenMP threads, and
 /// returns its standard output; a message if it does not build or run
@@ -79,8 +88,11 @@ pub fn preprocess(
     fs::write(&input, source).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
     let output = dir.join("preprocess.i");
     let mut command = Command::new(&config.compiler.path);
+    // Other files the user builds with (`polybench.c`) are not
+    // preprocessed: `-E` with `-o` takes one input.
+    let options = flags(config, extra);
     command
-        .args(flags(config, extra))
+        .args(options.iter().filter(|flag| !is_input_file(flag)))
         .arg("-DPOLYBENCH_DUMP_ARRAYS")
         .args(["-E", "-P", "preprocess.c", "-o", "preprocess.i"])
         .current_dir(dir)
@@ -97,5 +109,34 @@ pub fn preprocess(
             describe_status(status)
         )),
         None => Err("the preprocessor ran too long".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::Compiler;
+
+    #[test]
+    fn other_files_among_the_flags_are_left_out_of_preprocessing() {
+        let dir = std::env::temp_dir().join(format!("commute-preprocess-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("scratch");
+        let other = dir.join("support.c");
+        fs::write(&other, "int support(void) { return 1; }\n").expect("write");
+        let compiler = Compiler::detect(Some("cc")).unwrap_or_else(|e| panic!("{e}"));
+        let mut config = HarnessConfig::new(compiler, dir.join("work"));
+        config.cflags = vec!["-O2".into(), other.display().to_string(), "-DSIZE=7".into()];
+        let text = preprocess(
+            &config,
+            &dir.join("pre"),
+            "int size = SIZE;\n",
+            &[],
+            Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(text.contains("int size = 7;"), "{text}");
+        assert!(is_input_file("utilities/polybench.c") && !is_input_file("-DX=a.c"));
+        let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -114,8 +114,8 @@ pub fn preprocess(
 
 #[cfg(test)]
 mod tests {
+    use super::super::compiler::Compiler;
     use super::*;
-    use crate::harness::Compiler;
 
     #[test]
     fn other_files_among_the_flags_are_left_out_of_preprocessing() {

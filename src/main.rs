@@ -193,6 +193,18 @@ enum Command {
         /// nests are listed).
         #[arg(long, value_name = "FUNCTION|LINE")]
         nest: Option<String>,
+        /// Print the schedule Polly chooses for the nest (the unmodified
+        /// program built with `-mllvm -polly`, its schedule exported) and
+        /// the decisions it translates to, where `commute tune` starts.
+        #[arg(long)]
+        polly: bool,
+        /// With `--polly`: the compiler [default: as `commute tune`].
+        #[arg(long, requires = "polly")]
+        cc: Option<String>,
+        /// With `--polly`: the flags the program is built with, after `--`
+        /// [default: -O3 -march=native].
+        #[arg(last = true, value_name = "CFLAGS", requires = "polly")]
+        cflags: Vec<String>,
     },
     /// Propagate a space file on a host file, with fixed decisions: print
     /// every domain left, or the dead end (the constraint, its place and
@@ -317,7 +329,17 @@ fn main() -> ExitCode {
             };
             exit_code(search::run(&options))
         }
-        Command::Show { file, all, nest } => exit_code(show::run(&file, all, nest.as_deref())),
+        Command::Show {
+            file,
+            nest,
+            polly: true,
+            cc,
+            cflags,
+            ..
+        } => exit_code(show::polly(file, nest, cc.as_deref(), &cflags)),
+        Command::Show {
+            file, all, nest, ..
+        } => exit_code(show::run(&file, all, nest.as_deref())),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Explore(args) => exit_code(hosted::explore(&args)),

@@ -273,3 +273,70 @@ fn print(kernel: &Kernel) {
     };
     say!("loops that may carry a dependence: {carrying}");
 }
+
+/// `commute show --polly`: the schedule Polly chooses for the nest, as
+/// isl wrote it and in the nest's names, the decisions it translates to
+/// (those that differ from the original program, as `--fix` takes them)
+/// and what does not translate.
+pub fn polly(
+    file: std::path::PathBuf,
+    nest: Option<String>,
+    cc: Option<&str>,
+    cflags: &[String],
+) -> Result<(), String> {
+    let kernel = commute_loops::tune::KernelOptions {
+        kernel: file,
+        nest,
+        fixes: Vec::new(),
+        fix_file: None,
+    };
+    let (_, start) = commute_loops::tune::show_polly(&kernel, cc, cflags)?;
+    let translation = &start.translation;
+    say!("built with: {}", start.command);
+    let Some(region) = &translation.region else {
+        say!("Polly optimized no region that matches the nest");
+        for line in &translation.untranslated {
+            say!("  {line}");
+        }
+        return Ok(());
+    };
+    say!("Polly's region: {region}");
+    for statement in &translation.statements {
+        say!(
+            "  S{} is Polly's {}: {}",
+            statement.statement,
+            statement.polly,
+            statement.text
+        );
+        say!("    schedule: [{}]", statement.named);
+    }
+    let labels = [
+        "its decisions that differ from the original program",
+        "with the outermost loop the dependences allow in parallel (as Polly's parallel mode runs)",
+    ];
+    for ((label, differences), outline) in
+        labels.iter().zip(&start.differences).zip(&start.outlines)
+    {
+        if differences.is_empty() {
+            say!("{label}: none (the original schedule)");
+            continue;
+        }
+        say!("{label}:");
+        for line in differences {
+            say!("  --fix \"{line}\"");
+        }
+        say!("  the loop nest:");
+        for line in outline.lines() {
+            say!("    {line}");
+        }
+    }
+    if translation.untranslated.is_empty() {
+        say!("everything translated");
+    } else {
+        say!("not translated:");
+        for line in &translation.untranslated {
+            say!("  {line}");
+        }
+    }
+    Ok(())
+}

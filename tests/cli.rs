@@ -1450,8 +1450,10 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         "--work-dir",
         work.to_str().unwrap(),
     ]);
-    // gcc has no Polly: one clear line, and no Polly baselines.
+    // gcc has no Polly: one clear line, no Polly baselines, and the
+    // search starts from the root.
     assert_eq!(stderr.matches("has no Polly").count(), 1, "{stderr}");
+    assert!(!stderr.contains("Polly's schedule"), "{stderr}");
     let journal = work.join("journal.jsonl");
     let baselines = baseline_records(&journal);
     assert_eq!(baselines.len(), 1, "{baselines:?}");
@@ -1558,6 +1560,94 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
             "{first}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn show_polly_prints_polly_s_schedule_and_tune_starts_from_it() {
+    let Some(clang) = clang_with_directives() else {
+        return;
+    };
+    let (stdout, _) = commute_ok(&["show", "examples/gemm.c", "--polly", "--cc", clang]);
+    if clang != "clang-22" && stdout.is_empty() {
+        return; // Another clang, maybe without Polly.
+    }
+    // clang-22's Polly tiles both statements by 32 and runs `k` inside
+    // `j` (the original nests `j` inside `k`).
+    assert!(stdout.contains("Polly's region: "), "{stdout}");
+    assert!(
+        stdout.contains("  S0 is Polly's ") && stdout.contains("  S1 is Polly's "),
+        "{stdout}"
+    );
+    for fix in [
+        "tile_size(i) = 32",
+        "tile_size(k) = 32",
+        "order(k, j#2) = INNER",
+        "dim_kind(i.tile) = PARALLEL",
+    ] {
+        assert!(
+            stdout.contains(&format!("--fix \"{fix}\"")),
+            "{fix}: {stdout}"
+        );
+    }
+    assert!(stdout.contains("for i tiles of 32 parallel"), "{stdout}");
+    assert!(stdout.contains("everything translated"), "{stdout}");
+
+    // `commute tune` evaluates Polly's schedule first.
+    let dir = scratch("polly-start");
+    let work = dir.join("work");
+    let (_, stderr) = tune_small_gemm(&[
+        "--budget",
+        "3",
+        "--runs",
+        "1",
+        "--cc",
+        clang,
+        "--no-baselines",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr.contains("Polly's schedule (") && stderr.contains("the search starts from it"),
+        "{stderr}"
+    );
+    let journal = work.join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).expect("journal");
+    let header: serde_json::Value =
+        serde_json::from_str(text.lines().next().unwrap_or("")).expect("a header");
+    assert_eq!(header["config"]["polly_start"], true, "{header}");
+    // The same search resumes (the starts are replayed, not run again).
+    let (_, stderr) = tune_small_gemm(&[
+        "--budget",
+        "4",
+        "--runs",
+        "1",
+        "--cc",
+        clang,
+        "--no-baselines",
+        "--resume",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ]);
+    assert!(stderr.contains("resuming 3 evaluations"), "{stderr}");
+    assert_eq!(
+        evaluation_lines(&std::fs::read_to_string(&journal).unwrap()),
+        4
+    );
+    // `--no-polly-start` starts from the root.
+    let (_, stderr) = tune_small_gemm(&[
+        "--budget",
+        "1",
+        "--runs",
+        "1",
+        "--cc",
+        clang,
+        "--no-baselines",
+        "--no-polly-start",
+        "--work-dir",
+        dir.join("root").to_str().unwrap(),
+    ]);
+    assert!(!stderr.contains("Polly's schedule"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

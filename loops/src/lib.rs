@@ -20,6 +20,8 @@
 //! - [`bound`] bounds from below the time of every completion of a
 //!   partial candidate, from a characterization of the machine and the
 //!   kernel's operation counts, for searches to prune on;
+//! - [`polly`] reads the schedule Polly chose for the nest into decisions,
+//!   the starting point of `commute tune`'s search;
 //! - [`tune`] ties them together: `commute tune` and `commute lower`.
 
 #![deny(missing_docs)]
@@ -33,5 +35,6 @@ pub mod fnv;
 pub mod frontend;
 pub mod harness;
 pub mod lowering;
+pub mod polly;
 pub mod space;
 pub mod tune;

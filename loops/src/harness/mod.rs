@@ -65,4 +65,4 @@ pub use error::{HarnessError, HarnessErrorKind};
 pub use measure::{remeasure_rounds, Harness};
 pub use measurement::Measurement;
 pub use output::{floats_equal, ABSOLUTE_TOLERANCE};
-pub use probe::{preprocess, run_probe};
+pub use probe::{build_probe, preprocess, run_probe};

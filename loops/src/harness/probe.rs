@@ -27,6 +27,32 @@ fn is_input_file(arg: &str) -> bool {
             .any(|extension| arg.ends_with(extension))
 }
 
+/// Builds `source` in a directory under `dir` with the candidates' flags
+/// followed by `extra` (later flags win), the compiler running in that
+/// directory (where it writes any file it is asked to, such as Polly's
+/// JSCoP exports), and returns the directory; a message if it does not
+/// build within `timeout`.
+pub fn build_probe(
+    config: &HarnessConfig,
+    dir: &Path,
+    source: &str,
+    extra: &[&str],
+    timeout: Duration,
+) -> Result<std::path::PathBuf, String> {
+    let flags = flags(config, extra);
+    let toolchain = Toolchain {
+        compiler: &config.compiler.path,
+        flags: &flags,
+        timeout,
+    };
+    match toolchain.compile(dir, Build::Timed, source) {
+        Ok((CompileResult::Built, _)) => Ok(Build::Timed.dir(dir)),
+        Ok((CompileResult::Failed(log), _)) => Err(format!("does not compile: {log}")),
+        Ok((CompileResult::TimedOut(s), _)) => Err(format!("does not compile within {s:.1} s")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Builds `source` in `dir` with the candidates' flags followed by `extra`
 /// (later flags win), runs it once with `threads` OpenMP threads, and
 /// returns its standard output; a message if it does not build or run
@@ -39,21 +65,12 @@ pub fn run_probe(
     threads: usize,
     timeout: Duration,
 ) -> Result<String, String> {
-    let flags = flags(config, extra);
-    let toolchain = Toolchain {
-        compiler: &config.compiler.path,
-        flags: &flags,
-        timeout,
-    };
-    match toolchain.compile(dir, Build::Timed, source) {
-        Ok((CompileResult::Built, _)) => {}
-        Ok((CompileResult::Failed(log), _)) => return Err(format!("does not compile: {log}")),
-        Ok((CompileResult::TimedOut(s), _)) => {
-            return Err(format!("does not compile within {s:.1} s"))
-        }
-        Err(e) => return Err(e.to_string()),
-    }
-    let run_dir = Build::Timed.dir(dir);
+    // The binary runs in its own directory: a relative path to it would
+    // be read from there.
+    let dir = &std::env::current_dir()
+        .map_err(|e| format!("cannot read the current directory: {e}"))?
+        .join(dir);
+    let run_dir = build_probe(config, dir, source, extra, timeout)?;
     let out_path = run_dir.join("probe.stdout");
     let out = File::create(&out_path).map_err(|e| e.to_string())?;
     let start = Instant::now();

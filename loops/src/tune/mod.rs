@@ -18,6 +18,7 @@ mod lock;
 mod lower;
 mod optimizer;
 mod options;
+mod polly_start;
 mod progress;
 
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ pub use evaluator::Best;
 pub use kernel::{LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
+pub use polly_start::{polly_start, show_polly, PollyStart};
 pub use progress::{SearchStatus, TuneProgress};
 
 use crate::bound::loop_bound;
@@ -187,6 +189,27 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         },
         priority: DECISION_PRIORITY.to_vec(),
     };
+    // Polly's own schedule, read as decisions, is where MCTS starts.
+    let polly_start = polly && options.search == Strategy::Mcts && !options.no_polly_start;
+    let starts = if polly_start {
+        match polly_start::polly_start(&loaded, harness.config(), &work_dir.join("polly")) {
+            Ok(start) => {
+                progress.note(&start.summary());
+                for line in &start.translation.untranslated {
+                    progress.note(&format!("  not translated: {line}"));
+                }
+                start.leaves
+            }
+            Err(e) => {
+                progress.note(&format!(
+                    "warning: Polly's schedule is not read ({e}); the search starts from the root"
+                ));
+                Vec::new()
+            }
+        }
+    } else {
+        Vec::new()
+    };
     let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(
         match &options.kernel.nest {
@@ -204,6 +227,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "screen": options.screen.max(1),
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
+            "polly_start": polly_start,
             "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),
     );
@@ -299,7 +323,13 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     }
     let mut search = SearchHarness::new(&mut evaluator, &config)
         .with_journal(&mut journal)
-        .with_batch(options.batch);
+        .with_batch(options.batch)
+        .with_starts(
+            starts
+                .into_iter()
+                .map(LoopCandidate::without_explanations)
+                .collect(),
+        );
     if let Some(replay) = replay {
         search = search.with_replay(replay);
     }

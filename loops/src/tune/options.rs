@@ -149,6 +149,11 @@ pub struct TuneOptions {
     /// pruning).
     #[arg(long)]
     pub no_bound: bool,
+    /// Start MCTS from the root only: without this, where the compiler
+    /// has Polly, the schedule Polly chooses for the unmodified program
+    /// (`commute show --polly`) is read as decisions and evaluated first.
+    #[arg(long)]
+    pub no_polly_start: bool,
     /// Seconds a compile may take.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub compile_timeout: f64,

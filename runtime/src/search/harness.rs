@@ -223,6 +223,8 @@ pub struct Harness<'e, B: Backbone> {
     stop: Option<StopReason>,
     /// Every evaluated leaf, to screen the next proposals.
     pub(crate) screen: Screen,
+    /// Leaves to evaluate before anything else (see [`Harness::with_starts`]).
+    starts: Vec<Candidate<B>>,
 }
 
 impl<'e, B: Backbone> Harness<'e, B> {
@@ -246,7 +248,30 @@ impl<'e, B: Backbone> Harness<'e, B> {
             batch: 1,
             stop: None,
             screen: Screen::default(),
+            starts: Vec::new(),
         }
+    }
+
+    /// Leaves the search evaluates first, in order, before its own
+    /// proposals (MCTS then credits its tree with their paths and takes
+    /// its local steps around the best). They count in the budget, are
+    /// journaled like any leaf, and a resumed search replays them.
+    pub fn with_starts(mut self, leaves: Vec<Candidate<B>>) -> Self {
+        self.starts = leaves;
+        self
+    }
+
+    /// The starting leaves, each with its path from `root` in the
+    /// harness's priority order (those not below `root` are dropped),
+    /// taken once.
+    pub(crate) fn take_starts(&mut self, root: &Candidate<B>) -> Vec<(Candidate<B>, Vec<Action>)> {
+        std::mem::take(&mut self.starts)
+            .into_iter()
+            .filter_map(|leaf| {
+                let path = super::start::path_to(root, &leaf, &self.priority)?;
+                Some((leaf, path))
+            })
+            .collect()
     }
 
     /// Lets searches propose up to `size` leaves at a time (at least 1,

@@ -271,6 +271,7 @@ pub fn mcts<B: Backbone>(
     if config.screen > 1 {
         harness.screen.enable();
     }
+    evaluate_starts(root, &mut state, &mut harness);
     while harness.should_stop().is_none() {
         let period = config.local_period.max(1);
         let position = harness.evaluations().len() % period;
@@ -289,6 +290,38 @@ pub fn mcts<B: Backbone>(
         tree_steps_batch(root, &mut state, &mut harness, bound, config, room);
     }
     harness.finish()
+}
+
+/// Evaluates the harness's starting leaves and credits the tree with
+/// their paths, as a restart credits the best paths: the first rollouts
+/// go their way, and the local steps start around the best of them.
+fn evaluate_starts<B: Backbone>(
+    root: &Candidate<B>,
+    state: &mut State<B>,
+    harness: &mut Harness<B>,
+) {
+    let starts: Vec<(Candidate<B>, Vec<Action>)> = harness
+        .take_starts(root)
+        .into_iter()
+        .filter(|(leaf, _)| state.seen.insert(leaf))
+        .collect();
+    let leaves: Vec<(&Candidate<B>, &[Action])> = starts
+        .iter()
+        .map(|(leaf, path)| (leaf, path.as_slice()))
+        .collect();
+    harness.prepare(&leaves);
+    for (leaf, path) in &starts {
+        if harness.should_stop().is_some() {
+            break;
+        }
+        let evaluation = harness.evaluate(leaf, path);
+        let value = evaluation.value.filter(|_| evaluation.status == Status::Ok);
+        state.known.insert(path.clone(), value);
+        if let Some(value) = value {
+            state.recent.push(value);
+            state.tree.reinforce(path, 1.0, value, harness);
+        }
+    }
 }
 
 /// Evaluates up to `room` unseen neighbours of the best leaf; false when
@@ -740,6 +773,72 @@ mod tests {
         let values: Vec<f64> = result.evaluations.iter().filter_map(|e| e.value).collect();
         let best = values.iter().copied().fold(f64::INFINITY, f64::min);
         values.iter().filter(|&&v| v <= 2.0 * best).count() as f64 / values.len() as f64
+    }
+
+    #[test]
+    fn starts_are_evaluated_first_and_the_local_steps_work_around_them() {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
+        // A start with every instance at its first value: cost 1, the
+        // optimum; a second start, one change away, is evaluated after it.
+        let mut start = root.clone();
+        while let Some(instance) = start.next_open(&[]) {
+            let first = start.alternatives(&instance).remove(0);
+            start.apply(&first).expect("first values hold");
+        }
+        let mut other = root.clone();
+        let mut changed = false;
+        while let Some(instance) = other.next_open(&[]) {
+            let mut values = other.alternatives(&instance);
+            let pick = if changed {
+                values.remove(0)
+            } else {
+                values.remove(1)
+            };
+            changed = true;
+            other.apply(&pick).expect("values hold");
+        }
+        let mut evaluate = |leaf: &Leaf| Outcome::ok(cost(leaf));
+        let config = SearchConfig {
+            seed: 2,
+            budget: Budget::evaluations(60),
+            priority: Vec::new(),
+        };
+        let harness = Harness::new(&mut evaluate, &config).with_starts(vec![
+            start.clone(),
+            other.clone(),
+            start.clone(),
+        ]);
+        let mcts_config = MctsConfig {
+            local_steps: 10,
+            local_period: 20,
+            ..MctsConfig::default()
+        };
+        let result = mcts(&root, harness, &NoBound, &mcts_config);
+        // Both starts first (the repeated one once), the first the best.
+        assert_eq!(result.evaluations[0].value, Some(1.0));
+        assert_eq!(result.evaluations[1].value, Some(cost(&other)));
+        assert_eq!(result.best_value(), Some(1.0));
+        assert_eq!(
+            result.best.as_ref().map(|(leaf, _, _)| leaf.decisions()),
+            Some(start.decisions())
+        );
+        // Evaluations 10 to 19 are local steps: neighbours of the start,
+        // one to three decisions away.
+        for evaluation in &result.evaluations[10..20] {
+            let mut leaf = root.clone();
+            for action in &evaluation.path {
+                leaf.apply(action).expect("the path replays");
+            }
+            let differ = root
+                .instances(&[])
+                .iter()
+                .filter(|i| leaf.domain(i) != start.domain(i))
+                .count();
+            assert!(
+                (1..=3).contains(&differ),
+                "{differ} decisions from the start"
+            );
+        }
     }
 
     #[test]

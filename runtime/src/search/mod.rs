@@ -38,6 +38,7 @@ mod polish;
 pub mod record;
 pub mod report;
 mod screen;
+mod start;
 
 #[cfg(test)]
 mod unconstrained;
@@ -51,3 +52,4 @@ pub use harness::{
 };
 pub use mcts::{mcts, MctsConfig, RolloutPolicy, TreePolicy};
 pub use record::{Evaluation, Flag, Phases, Revision, Status};
+pub use start::path_to;

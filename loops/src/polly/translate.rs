@@ -1,0 +1,540 @@
+//! Polly's schedule as decisions of the loop space.
+//!
+//! Each statement of the nest is matched with one of Polly's (in textual
+//! order, at the same depth; Polly splits and merges statements by basic
+//! block, so the match is an alignment), and its schedule is read as a
+//! chain of the statement's dimensions, outermost first: a loop becomes
+//! its tile (of size 1) and point dimensions, a tiled loop its tile and
+//! point dimensions with the tile size. Two statements share their
+//! schedule's dimensions up to the first constant where they differ: the
+//! dimensions before it are merged (fused), and after it the statement
+//! with the smaller constant and all its dimensions come before the
+//! other's. Every relation is applied as an `order` decision and every
+//! size as a `tile_size` one; what propagation refuses, and what the
+//! space cannot express (skews, shifts, statements that match none), is
+//! listed, not dropped silently. Polly's JSCoP export does not say which
+//! loops its parallel mode runs in parallel: [`starts`] adds a start with
+//! the outermost loop the dependences allow in parallel.
+
+use commute_runtime::{Action, Domain, InstanceId};
+
+use super::schedule::{PollyRegion, PollyStatement, ScheduleDim};
+use crate::frontend::StatementId;
+use crate::space::complete::complete_with_original;
+use crate::space::host::{Dimension, KernelHost};
+use crate::space::names::Names;
+use crate::space::{dim_kind, order, tile_size, LoopCandidate, StatementsId};
+
+/// A statement of the nest and the schedule Polly gave it.
+#[derive(Clone, Debug)]
+pub struct MappedStatement {
+    /// The statement's index in the nest (`S0`, `S1`...).
+    pub statement: usize,
+    /// Polly's statement.
+    pub polly: String,
+    /// Its schedule as isl wrote it.
+    pub text: String,
+    /// Its schedule in the nest's names (`i.tile(32), j, i`).
+    pub named: String,
+}
+
+/// Polly's schedule read as decisions.
+#[derive(Clone)]
+pub struct Translation {
+    /// The JSCoP file the nest was matched with.
+    pub region: Option<String>,
+    /// The statements of the nest Polly's schedule was read for.
+    pub statements: Vec<MappedStatement>,
+    /// The decisions taken (propagation's consequences aside).
+    pub taken: Vec<Action>,
+    /// What did not translate, one line each.
+    pub untranslated: Vec<String>,
+    /// The root with the decisions taken.
+    pub candidate: LoopCandidate,
+    /// Each mapped statement's dimensions, outermost first.
+    chains: Vec<Vec<StatementsId>>,
+}
+
+/// One element of a statement's chain: a dimension and its place in the
+/// schedule (the schedule dimension, then 0 for a tile part and 1 for a
+/// point part).
+#[derive(Clone, Copy, Debug)]
+struct Element {
+    object: StatementsId,
+    rank: (usize, u8),
+}
+
+/// A statement read: its chain, whether its whole schedule was read (else
+/// it takes no part in relations with others), and its schedule.
+struct ReadStatement {
+    statement: usize,
+    chain: Vec<Element>,
+    whole: bool,
+    dims: Vec<ScheduleDim>,
+}
+
+/// Reads the schedule of the region that matches the nest best into
+/// decisions applied to `root`.
+pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion]) -> Translation {
+    let kernel = host.kernel();
+    let nest: Vec<(usize, usize)> = kernel
+        .statements
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.loops.is_empty())
+        .map(|(i, s)| (i, s.loops.len()))
+        .collect();
+    let mut translation = Translation {
+        region: None,
+        statements: Vec::new(),
+        taken: Vec::new(),
+        untranslated: Vec::new(),
+        candidate: root.clone(),
+        chains: Vec::new(),
+    };
+    let best = regions
+        .iter()
+        .map(|region| (region, align(&nest, &region.statements)))
+        .filter(|(_, (score, _))| *score > 0)
+        .max_by_key(|(_, (score, _))| *score);
+    let Some((region, (_, pairs))) = best else {
+        translation
+            .untranslated
+            .push("no region Polly optimized matches the nest's statements".to_string());
+        return translation;
+    };
+    translation.region = Some(region.file.clone());
+    let names = Names::new(host);
+    let mut read = Vec::new();
+    for &(s, _) in &nest {
+        let Some(&(_, p)) = pairs.iter().find(|(c, _)| *c == s) else {
+            translation.untranslated.push(format!(
+                "S{s}: no statement of Polly's region matches it; its decisions are left to the search"
+            ));
+            continue;
+        };
+        let polly = &region.statements[p];
+        if let Some(statement) = read_statement(host, s, polly, &names, &mut translation) {
+            read.push(statement);
+        }
+    }
+    for (p, polly) in region.statements.iter().enumerate() {
+        if polly.writes_memory() && !pairs.iter().any(|&(_, q)| q == p) {
+            translation.untranslated.push(format!(
+                "Polly's {} (depth {}) matches no statement of the nest",
+                polly.name, polly.depth
+            ));
+        }
+    }
+    let actions = relations(&read, &mut translation.untranslated);
+    let mut refused = Vec::new();
+    for action in actions {
+        let mut next = translation.candidate.clone();
+        match next.apply(&action) {
+            Ok(()) => {
+                translation.candidate = next;
+                translation.taken.push(action);
+            }
+            Err(dead_end) => refused.push(format!(
+                "{}: {}",
+                names.describe(&translation.candidate, &action),
+                names.dead_end(host, &dead_end)
+            )),
+        }
+    }
+    const SHOWN: usize = 8;
+    let hidden = refused.len().saturating_sub(SHOWN);
+    translation.untranslated.extend(
+        refused
+            .into_iter()
+            .take(SHOWN)
+            .map(|r| format!("refused {r}")),
+    );
+    if hidden > 0 {
+        translation
+            .untranslated
+            .push(format!("{hidden} more decisions refused"));
+    }
+    translation.chains = read
+        .iter()
+        .map(|r| r.chain.iter().map(|e| e.object).collect())
+        .collect();
+    translation
+}
+
+/// The leaves the search starts from: Polly's schedule with the other
+/// decisions as in the original program, and (with several threads) the
+/// same with the outermost dimension of each statement that the
+/// dependences allow run in parallel, as Polly's parallel mode would.
+pub fn starts(
+    host: &KernelHost,
+    translation: &Translation,
+    threads: usize,
+) -> Result<Vec<LoopCandidate>, String> {
+    let mut leaves = vec![complete_with_original(host, &translation.candidate)?];
+    if threads > 1 {
+        let mut parallel = translation.candidate.clone();
+        let mut any = false;
+        for chain in &translation.chains {
+            for &dim in chain {
+                let action = Action {
+                    choice: dim_kind::CHOICE,
+                    objects: vec![dim.0],
+                    values: dim_kind::PARALLEL,
+                };
+                if let Some(Domain::Enum(mask)) = parallel.domain(&action.instance()) {
+                    if mask == dim_kind::PARALLEL {
+                        break; // Merged with a dimension already parallel.
+                    }
+                }
+                let mut next = parallel.clone();
+                if next.apply(&action).is_ok() {
+                    parallel = next;
+                    any = true;
+                    break;
+                }
+            }
+        }
+        if any {
+            let leaf = complete_with_original(host, &parallel)?;
+            if leaf.decisions() != leaves[0].decisions() {
+                leaves.push(leaf);
+            }
+        }
+    }
+    Ok(leaves)
+}
+
+/// Aligns the nest's statements (index, depth) with Polly's, in order and
+/// at equal depths; a Polly statement writing several arrays may stand
+/// for as many consecutive statements. Returns the score (statements
+/// matched, those that write memory counted twice) and the pairs.
+fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usize, usize)>) {
+    let capacity: Vec<usize> = polly.iter().map(|p| p.written_arrays().max(1)).collect();
+    let most = capacity.iter().copied().max().unwrap_or(1);
+    let (n, m) = (nest.len(), polly.len());
+    // best[i][j][k]: the best score for nest[i..] and polly[j..], with k
+    // statements already matched to polly[j].
+    let index = |i: usize, j: usize, k: usize| (i * (m + 1) + j) * (most + 1) + k;
+    let mut best = vec![0usize; (n + 1) * (m + 1) * (most + 1)];
+    for i in (0..=n).rev() {
+        for j in (0..=m).rev() {
+            for k in 0..=most {
+                let mut value = 0;
+                if i < n {
+                    value = value.max(best[index(i + 1, j, k)]);
+                }
+                if j < m {
+                    value = value.max(best[index(i, j + 1, 0)]);
+                }
+                if i < n && j < m && nest[i].1 == polly[j].depth && k < capacity[j] {
+                    let gain = if k > 0 {
+                        1
+                    } else if polly[j].writes_memory() {
+                        2
+                    } else {
+                        1
+                    };
+                    value = value.max(gain + best[index(i + 1, j, k + 1)]);
+                }
+                best[index(i, j, k)] = value;
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < n && j < m {
+        let here = best[index(i, j, k)];
+        if nest[i].1 == polly[j].depth && k < capacity[j] {
+            let gain = if k > 0 {
+                1
+            } else if polly[j].writes_memory() {
+                2
+            } else {
+                1
+            };
+            if here == gain + best[index(i + 1, j, k + 1)] {
+                pairs.push((nest[i].0, j));
+                i += 1;
+                k += 1;
+                continue;
+            }
+        }
+        if here == best[index(i, j + 1, 0)] {
+            j += 1;
+            k = 0;
+        } else {
+            i += 1;
+        }
+    }
+    (best[index(0, 0, 0)], pairs)
+}
+
+/// A statement's schedule as a chain of its dimensions, with the tile
+/// sizes it implies taken on `translation`'s candidate.
+fn read_statement(
+    host: &KernelHost,
+    s: usize,
+    polly: &PollyStatement,
+    names: &Names,
+    translation: &mut Translation,
+) -> Option<ReadStatement> {
+    let loops = &host.kernel().statements[s].loops;
+    let dims = match &polly.dims {
+        Ok(dims) => dims.clone(),
+        Err(e) => {
+            translation.untranslated.push(format!(
+                "S{s} ({}): its schedule `{}` is not read: {e}",
+                polly.name, polly.text
+            ));
+            return None;
+        }
+    };
+    let dim = |depth: usize, tile: bool| {
+        loops.get(depth).and_then(|&l| {
+            host.dim(Dimension {
+                statement: StatementId(s),
+                loop_id: l,
+                tile,
+            })
+        })
+    };
+    let mut chain = Vec::new();
+    let mut sizes: Vec<Option<i64>> = vec![None; loops.len()];
+    let mut whole = true;
+    let mut named = Vec::new();
+    for (position, schedule_dim) in dims.iter().enumerate() {
+        let parts: Vec<(usize, bool, i64)> = match *schedule_dim {
+            ScheduleDim::Constant(c) => {
+                named.push(c.to_string());
+                continue;
+            }
+            ScheduleDim::Loop { depth } => vec![(depth, true, 1), (depth, false, 1)],
+            ScheduleDim::Tile { depth, size } => vec![(depth, true, size)],
+            ScheduleDim::Point { depth, size } => vec![(depth, false, size)],
+            ScheduleDim::Other(ref text) => {
+                translation.untranslated.push(format!(
+                    "S{s} ({}): schedule dimension {position}, `{text}`, is not a loop, a tile or a point (a skew or a shift); the dimensions inside it are left to the search",
+                    polly.name
+                ));
+                whole = false;
+                break;
+            }
+        };
+        let mut text = Vec::new();
+        for (depth, tile, size) in parts {
+            let Some(object) = dim(depth, tile) else {
+                translation.untranslated.push(format!(
+                    "S{s} ({}): Polly's loop {depth} is not one of its {} loops",
+                    polly.name,
+                    loops.len()
+                ));
+                return None;
+            };
+            if sizes[depth].is_some_and(|known| known != size) {
+                translation.untranslated.push(format!(
+                    "S{s} ({}): loop {depth} is tiled by two sizes",
+                    polly.name
+                ));
+                return None;
+            }
+            sizes[depth] = Some(size);
+            chain.push(Element {
+                object,
+                rank: (position, u8::from(!tile)),
+            });
+            text.push(names.object(object.0));
+        }
+        named.push(match *schedule_dim {
+            ScheduleDim::Tile { size, .. } => format!("{}({size})", text.join("")),
+            _ => text.join(" "),
+        });
+    }
+    for (depth, size) in sizes.iter().enumerate() {
+        match size {
+            Some(size) if whole => {
+                take_tile_size(host, s, dim(depth, false), *size, names, translation)
+            }
+            Some(_) => {}
+            None if whole => translation.untranslated.push(format!(
+                "S{s} ({}): its loop {depth} is not in Polly's schedule",
+                polly.name
+            )),
+            None => {}
+        }
+    }
+    translation.statements.push(MappedStatement {
+        statement: s,
+        polly: polly.name.clone(),
+        text: polly.text.clone(),
+        named: named.join(", "),
+    });
+    Some(ReadStatement {
+        statement: s,
+        chain,
+        whole,
+        dims,
+    })
+}
+
+/// `tile_size(point) = size`, or a line saying why not.
+fn take_tile_size(
+    host: &KernelHost,
+    s: usize,
+    point: Option<StatementsId>,
+    size: i64,
+    names: &Names,
+    translation: &mut Translation,
+) {
+    let Some(point) = point else { return };
+    let instance = InstanceId {
+        choice: tile_size::CHOICE,
+        objects: vec![point.0],
+    };
+    let Some(Domain::Integer { universe, .. }) = translation.candidate.domain(&instance) else {
+        return;
+    };
+    let Some(bit) = universe.iter().position(|&v| v == size) else {
+        translation.untranslated.push(format!(
+            "S{s}: tile size {size} of {} is not one the space offers ({universe:?})",
+            names.object(point.0)
+        ));
+        return;
+    };
+    let action = Action {
+        choice: tile_size::CHOICE,
+        objects: vec![point.0],
+        values: 1 << bit,
+    };
+    let mut next = translation.candidate.clone();
+    match next.apply(&action) {
+        Ok(()) => {
+            translation.candidate = next;
+            translation.taken.push(action);
+        }
+        Err(dead_end) => translation.untranslated.push(format!(
+            "refused {}: {}",
+            names.describe(&translation.candidate, &action),
+            names.dead_end(host, &dead_end)
+        )),
+    }
+}
+
+/// The `order` decisions the chains imply, the telling ones first:
+/// fusions, then the order of statements, then nesting.
+fn relations(read: &[ReadStatement], untranslated: &mut Vec<String>) -> Vec<Action> {
+    let mut merged = Vec::new();
+    let mut statements = Vec::new();
+    let mut nesting = Vec::new();
+    let mut rest = Vec::new();
+    for r in read {
+        for (a, x) in r.chain.iter().enumerate() {
+            for y in &r.chain[a + 1..] {
+                nesting.push(order_action(x.object, y.object, order::OUTER));
+            }
+        }
+    }
+    let whole: Vec<&ReadStatement> = read.iter().filter(|r| r.whole).collect();
+    for (a, s) in whole.iter().enumerate() {
+        for t in &whole[a + 1..] {
+            let Some((split, s_first)) = divergence(&s.dims, &t.dims) else {
+                untranslated.push(format!(
+                    "S{} and S{}: their schedules do not read as one loop tree; their relative order is left to the search",
+                    s.statement, t.statement
+                ));
+                continue;
+            };
+            let sequence = if s_first { order::BEFORE } else { order::AFTER };
+            statements.push(order_action(
+                StatementsId(s.statement as u32),
+                StatementsId(t.statement as u32),
+                sequence,
+            ));
+            for x in &s.chain {
+                let outside_x = x.rank.0 < split;
+                for y in &t.chain {
+                    let outside_y = y.rank.0 < split;
+                    let value = match (outside_x, outside_y) {
+                        (true, true) if x.rank == y.rank => order::MERGED,
+                        (true, true) if x.rank < y.rank => order::OUTER,
+                        (true, true) => order::INNER,
+                        (true, false) => order::OUTER,
+                        (false, true) => order::INNER,
+                        (false, false) => sequence,
+                    };
+                    let action = order_action(x.object, y.object, value);
+                    if value == order::MERGED {
+                        merged.push(action);
+                    } else {
+                        rest.push(action);
+                    }
+                }
+                let statement = StatementsId(t.statement as u32);
+                rest.push(order_action(
+                    x.object,
+                    statement,
+                    if outside_x { order::OUTER } else { sequence },
+                ));
+            }
+            for y in &t.chain {
+                let statement = StatementsId(s.statement as u32);
+                let value = if y.rank.0 < split {
+                    order::INNER
+                } else {
+                    sequence
+                };
+                rest.push(order_action(statement, y.object, value));
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .chain(statements)
+        .chain(nesting)
+        .chain(rest)
+        .collect()
+}
+
+/// Where two statements' schedules part: the first dimension where their
+/// constants differ, and whether the first statement comes first there
+/// (statements never parted keep their textual order). `None` when one
+/// has a loop where the other has a constant, or their loops differ in
+/// kind or size there: that is not a loop tree.
+fn divergence(s: &[ScheduleDim], t: &[ScheduleDim]) -> Option<(usize, bool)> {
+    let padding = ScheduleDim::Constant(0);
+    for p in 0..s.len().max(t.len()) {
+        let (a, b) = (s.get(p).unwrap_or(&padding), t.get(p).unwrap_or(&padding));
+        match (a, b) {
+            (ScheduleDim::Constant(x), ScheduleDim::Constant(y)) if x == y => {}
+            (ScheduleDim::Constant(x), ScheduleDim::Constant(y)) => return Some((p, x < y)),
+            (ScheduleDim::Loop { .. }, ScheduleDim::Loop { .. }) => {}
+            (ScheduleDim::Tile { size: x, .. }, ScheduleDim::Tile { size: y, .. })
+            | (ScheduleDim::Point { size: x, .. }, ScheduleDim::Point { size: y, .. })
+                if x == y => {}
+            _ => return None,
+        }
+    }
+    Some((s.len().max(t.len()), true))
+}
+
+/// `order(a, b) = value`, with its objects in the order the space
+/// stores them (antisymmetric values swapped).
+fn order_action(a: StatementsId, b: StatementsId, value: u64) -> Action {
+    let (objects, value) = if a.0 < b.0 {
+        (vec![a.0, b.0], value)
+    } else {
+        let swapped = match value {
+            order::BEFORE => order::AFTER,
+            order::AFTER => order::BEFORE,
+            order::INNER => order::OUTER,
+            order::OUTER => order::INNER,
+            other => other,
+        };
+        (vec![b.0, a.0], swapped)
+    };
+    Action {
+        choice: order::CHOICE,
+        objects,
+        values: value,
+    }
+}

@@ -310,6 +310,9 @@ pub fn polly(
         );
         say!("    schedule: [{}]", statement.named);
     }
+    if start.leaves.is_empty() {
+        say!("no start: `commute tune` starts from the root");
+    }
     let labels = [
         "its decisions that differ from the original program",
         "with the outermost loop the dependences allow in parallel (as Polly's parallel mode runs)",

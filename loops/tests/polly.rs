@@ -174,6 +174,19 @@ fn what_does_not_map_is_listed() {
         Some("for i")
     );
 
+    // A region with a parameter that holds only one of the two statements
+    // (at the depth of the other's inner loop): the inside of a loop of
+    // the nest, not the nest.
+    let mut inner = jscop(&[("Stmt0", 1, "{ Stmt0[i0] -> [i0] }", "MemRef_x")]);
+    inner.parameters.push("p_0".to_string());
+    let translation = translate(&host, &root, &[inner]);
+    assert!(translation.region.is_none());
+    assert!(
+        translation.untranslated[0].contains("holds 1 of its 2 statements"),
+        "{:?}",
+        translation.untranslated
+    );
+
     // No region at all.
     let translation = translate(&host, &root, &[]);
     assert!(translation.region.is_none());

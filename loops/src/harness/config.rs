@@ -1,7 +1,7 @@
 //! How programs are built, run and compared: the compiler and flags,
 //! timeouts, runs, where a run's time comes from, and the tolerance.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::compiler::Compiler;
@@ -119,6 +119,41 @@ pub fn build_command(compiler: &Compiler, cflags: &[String], extra: &[String]) -
     words.join(" ")
 }
 
+/// The user's flags with the paths they name made absolute from `cwd`:
+/// the compiler runs in each build's own directory, where `-I utilities`
+/// or `utilities/polybench.c` given from the user's would not be found.
+/// Directories after `-I`, `-L`, `-isystem`, `-iquote` and `-include`
+/// (joined or apart), and input files (a word that is no option and names
+/// a file from `cwd`), are rewritten; everything else is kept.
+pub fn absolute_paths(cwd: &Path, flags: &[String]) -> Vec<String> {
+    const TAKE_A_PATH: [&str; 5] = ["-I", "-L", "-isystem", "-iquote", "-include"];
+    let absolute = |path: &str| {
+        if Path::new(path).is_absolute() {
+            path.to_string()
+        } else {
+            cwd.join(path).display().to_string()
+        }
+    };
+    let mut out = Vec::with_capacity(flags.len());
+    let mut path_next = false;
+    for flag in flags {
+        if path_next {
+            out.push(absolute(flag));
+            path_next = false;
+        } else if TAKE_A_PATH.contains(&flag.as_str()) {
+            out.push(flag.clone());
+            path_next = true;
+        } else if let Some(rest) = ["-I", "-L"].iter().find_map(|p| flag.strip_prefix(p)) {
+            out.push(format!("{}{}", &flag[..2], absolute(rest)));
+        } else if !flag.starts_with('-') && cwd.join(flag).is_file() {
+            out.push(absolute(flag));
+        } else {
+            out.push(flag.clone());
+        }
+    }
+    out
+}
+
 /// The first line of a written C file: the command it was measured (or
 /// would be built) with, in a comment.
 pub fn built_with_line(command: &str) -> String {
@@ -134,4 +169,47 @@ pub fn with_built_with_line(source: &str, command: &str) -> String {
         _ => source,
     };
     format!("{}\n{rest}", built_with_line(command))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_in_flags_are_made_absolute_and_options_kept() {
+        let cwd = std::env::temp_dir().join("commute-absolute-paths");
+        std::fs::create_dir_all(cwd.join("utilities")).unwrap();
+        std::fs::write(cwd.join("utilities/polybench.c"), "").unwrap();
+        let flags: Vec<String> = [
+            "-O3",
+            "-I",
+            "utilities",
+            "-Iinc",
+            "-I/abs",
+            "utilities/polybench.c",
+            "-DN=4",
+            "-include",
+            "h.h",
+            "missing.c",
+        ]
+        .map(String::from)
+        .to_vec();
+        let at = |p: &str| cwd.join(p).display().to_string();
+        assert_eq!(
+            absolute_paths(&cwd, &flags),
+            [
+                "-O3".to_string(),
+                "-I".to_string(),
+                at("utilities"),
+                format!("-I{}", at("inc")),
+                "-I/abs".to_string(),
+                at("utilities/polybench.c"),
+                "-DN=4".to_string(),
+                "-include".to_string(),
+                at("h.h"),
+                "missing.c".to_string(),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&cwd);
+    }
 }

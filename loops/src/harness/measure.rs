@@ -14,7 +14,7 @@ use commute_runtime::search::Phases;
 
 use super::build::{Build, CompileResult, Toolchain};
 use super::compiler::Compiler;
-use super::config::{HarnessConfig, TimePattern};
+use super::config::{absolute_paths, HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::measurement::Measurement;
 use super::output::{
@@ -149,6 +149,7 @@ impl Harness {
         for dir in &mut config.include_dirs {
             *dir = cwd.join(&*dir);
         }
+        config.cflags = absolute_paths(&cwd, &config.cflags);
         config.runs = config.runs.max(1);
         config.threads = config.threads.max(1);
         config.jobs = config.jobs.max(1);

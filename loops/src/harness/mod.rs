@@ -59,7 +59,8 @@ mod process;
 pub use build::COMPILE_LOG_LINES;
 pub use compiler::{Compiler, CompilerFamily};
 pub use config::{
-    build_command, built_with_line, with_built_with_line, HarnessConfig, TimePattern,
+    absolute_paths, build_command, built_with_line, with_built_with_line, HarnessConfig,
+    TimePattern,
 };
 pub use error::{HarnessError, HarnessErrorKind};
 pub use measure::{remeasure_rounds, Harness};

@@ -30,27 +30,28 @@ fn is_input_file(arg: &str) -> bool {
 /// Builds `source` in a directory under `dir` with the candidates' flags
 /// followed by `extra` (later flags win), the compiler running in that
 /// directory (where it writes any file it is asked to, such as Polly's
-/// JSCoP exports), and returns the directory; a message if it does not
-/// build within `timeout`.
+/// JSCoP exports). Returns the directory, and whether it built (a message
+/// if it did not build within `timeout`).
 pub fn build_probe(
     config: &HarnessConfig,
     dir: &Path,
     source: &str,
     extra: &[&str],
     timeout: Duration,
-) -> Result<std::path::PathBuf, String> {
+) -> (std::path::PathBuf, Result<(), String>) {
     let flags = flags(config, extra);
     let toolchain = Toolchain {
         compiler: &config.compiler.path,
         flags: &flags,
         timeout,
     };
-    match toolchain.compile(dir, Build::Timed, source) {
-        Ok((CompileResult::Built, _)) => Ok(Build::Timed.dir(dir)),
+    let built = match toolchain.compile(dir, Build::Timed, source) {
+        Ok((CompileResult::Built, _)) => Ok(()),
         Ok((CompileResult::Failed(log), _)) => Err(format!("does not compile: {log}")),
         Ok((CompileResult::TimedOut(s), _)) => Err(format!("does not compile within {s:.1} s")),
         Err(e) => Err(e.to_string()),
-    }
+    };
+    (Build::Timed.dir(dir), built)
 }
 
 /// Builds `source` in `dir` with the candidates' flags followed by `extra`
@@ -70,7 +71,8 @@ pub fn run_probe(
     let dir = &std::env::current_dir()
         .map_err(|e| format!("cannot read the current directory: {e}"))?
         .join(dir);
-    let run_dir = build_probe(config, dir, source, extra, timeout)?;
+    let (run_dir, built) = build_probe(config, dir, source, extra, timeout);
+    built?;
     let out_path = run_dir.join("probe.stdout");
     let out = File::create(&out_path).map_err(|e| e.to_string())?;
     let start = Instant::now();

@@ -330,11 +330,18 @@ impl Parser {
         })
     }
 
+    /// A tuple's variables; a fixed entry (`S[0, i1]`, a loop that runs
+    /// once) gets a name of its own (`_0`), so that positions stay.
     fn tuple_names(&mut self) -> Result<Vec<String>, String> {
         self.expect("[")?;
         let mut names = Vec::new();
         while !self.eat("]") {
-            names.push(self.ident()?);
+            if let Some(Token::Number(n)) = self.peek().cloned() {
+                self.at += 1;
+                names.push(format!("_{n}"));
+            } else {
+                names.push(self.ident()?);
+            }
             if !self.eat(",") && !self.is("]") {
                 return Err("expected `,` or `]` in a tuple".to_string());
             }
@@ -481,6 +488,9 @@ mod tests {
         assert_eq!(s.outputs[1].to_string(), "2i + n");
         assert_eq!(s.constraints[1].expr.to_string(), "-i + n - 1");
         assert!(map.pieces[1].outputs.is_empty());
+        // A fixed entry in a tuple keeps its position.
+        let set = parse("{ Stmt1[0, i1] : 0 <= i1 <= 9 }").unwrap();
+        assert_eq!(set.pieces[0].inputs, ["_0", "i1"]);
     }
 
     #[test]

@@ -26,8 +26,10 @@ pub const EXPORT_FLAGS: [&str; 4] = ["-mllvm", "-polly", "-mllvm", "-polly-expor
 
 /// Builds `source` (a whole program) with the harness's flags and
 /// [`EXPORT_FLAGS`] in `dir` (emptied first) and reads the JSCoP files
-/// Polly wrote, by file name. An error when it does not build; no regions
-/// when Polly optimized none.
+/// Polly wrote, by file name. Polly writes them while it compiles, so a
+/// program that does not link (its other files not given) still gives
+/// them; an error when it did not compile that far. No regions when Polly
+/// optimized none.
 pub fn export_schedules(
     config: &HarnessConfig,
     dir: &Path,
@@ -37,13 +39,16 @@ pub fn export_schedules(
     if dir.exists() {
         fs::remove_dir_all(dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
     }
-    let built = build_probe(config, dir, source, &EXPORT_FLAGS, timeout)?;
-    let mut files: Vec<_> = fs::read_dir(&built)
-        .map_err(|e| format!("cannot read {}: {e}", built.display()))?
+    let (built_in, built) = build_probe(config, dir, source, &EXPORT_FLAGS, timeout);
+    let mut files: Vec<_> = fs::read_dir(&built_in)
+        .map_err(|e| format!("cannot read {}: {e}", built_in.display()))?
         .filter_map(Result::ok)
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|e| e == "jscop"))
         .collect();
+    if files.is_empty() {
+        built?;
+    }
     files.sort();
     files
         .iter()

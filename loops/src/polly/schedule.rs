@@ -100,6 +100,9 @@ pub struct PollyRegion {
     pub file: String,
     /// Its statements, in Polly's order (that of their basic blocks).
     pub statements: Vec<PollyStatement>,
+    /// Its parameters: values fixed while it runs (sizes not known at
+    /// compile time, or the iterators of loops around it).
+    pub parameters: Vec<String>,
 }
 
 /// Reads a JSCoP file's text.
@@ -109,17 +112,19 @@ pub fn read_jscop(file: &str, text: &str) -> Result<PollyRegion, String> {
         .get("statements")
         .and_then(Value::as_array)
         .ok_or_else(|| format!("{file}: no `statements`"))?;
+    let mut parameters = Vec::new();
     let statements = statements
         .iter()
-        .map(|s| read_statement(s).map_err(|e| format!("{file}: {e}")))
+        .map(|s| read_statement(s, &mut parameters).map_err(|e| format!("{file}: {e}")))
         .collect::<Result<_, _>>()?;
     Ok(PollyRegion {
         file: file.to_string(),
         statements,
+        parameters,
     })
 }
 
-fn read_statement(json: &Value) -> Result<PollyStatement, String> {
+fn read_statement(json: &Value, parameters: &mut Vec<String>) -> Result<PollyStatement, String> {
     let field = |name: &str| {
         json.get(name)
             .and_then(Value::as_str)
@@ -127,6 +132,11 @@ fn read_statement(json: &Value) -> Result<PollyStatement, String> {
     };
     let name = field("name")?.to_string();
     let domain = isl::parse(field("domain")?).map_err(|e| format!("{name}'s domain: {e}"))?;
+    for parameter in &domain.params {
+        if !parameters.contains(parameter) {
+            parameters.push(parameter.clone());
+        }
+    }
     let depth = domain.pieces.first().map_or(0, |piece| piece.inputs.len());
     let text = field("schedule")?.to_string();
     let dims = isl::parse(&text).and_then(|map| match map.pieces.as_slice() {

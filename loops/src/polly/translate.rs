@@ -16,6 +16,8 @@
 //! loops its parallel mode runs in parallel: [`starts`] adds a start with
 //! the outermost loop the dependences allow in parallel.
 
+use std::time::{Duration, Instant};
+
 use commute_runtime::{Action, Domain, InstanceId};
 
 use super::schedule::{PollyRegion, PollyStatement, ScheduleDim};
@@ -24,6 +26,10 @@ use crate::space::complete::complete_with_original;
 use crate::space::host::{Dimension, KernelHost};
 use crate::space::names::Names;
 use crate::space::{dim_kind, order, tile_size, LoopCandidate, StatementsId};
+
+/// The longest the relations are applied for: on kernels of thousands of
+/// decisions (PolyBench's deriche, adi) each one propagates for long.
+const APPLY_TIME: Duration = Duration::from_secs(20);
 
 /// A statement of the nest and the schedule Polly gave it.
 #[derive(Clone, Debug)]
@@ -103,6 +109,20 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
             .push("no region Polly optimized matches the nest's statements".to_string());
         return translation;
     };
+    // A region that holds fewer than half the nest's statements is
+    // another part of the program; one with parameters that holds not all
+    // of them may be the inside of one of the nest's loops (its iterator a
+    // parameter), the statements matched at the wrong depth.
+    let partial = pairs.len() < nest.len() && !region.parameters.is_empty();
+    if 2 * pairs.len() < nest.len() || partial {
+        translation.untranslated.push(format!(
+            "no region Polly optimized matches the nest: the closest ({}) holds {} of its {} statements",
+            region.file,
+            pairs.len(),
+            nest.len()
+        ));
+        return translation;
+    }
     translation.region = Some(region.file.clone());
     let names = Names::new(host);
     let mut read = Vec::new();
@@ -128,7 +148,24 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
     }
     let actions = relations(&read, &mut translation.untranslated);
     let mut refused = Vec::new();
-    for action in actions {
+    let deadline = Instant::now() + APPLY_TIME;
+    for (done, action) in actions.iter().enumerate() {
+        // Most relations follow from the first ones: only those still
+        // open are applied (each propagates).
+        match translation.candidate.domain(&action.instance()) {
+            Some(Domain::Enum(mask)) if mask == action.values => continue,
+            _ => {}
+        }
+        if Instant::now() > deadline {
+            translation.untranslated.push(format!(
+                "stopped after {} s with {} of {} relations applied: the others are left to the search",
+                APPLY_TIME.as_secs(),
+                done,
+                actions.len()
+            ));
+            break;
+        }
+        let action = action.clone();
         let mut next = translation.candidate.clone();
         match next.apply(&action) {
             Ok(()) => {
@@ -321,6 +358,19 @@ fn read_statement(
                 break;
             }
         };
+        let repeated = parts.iter().any(|&(depth, tile, _)| {
+            chain
+                .iter()
+                .any(|e: &Element| dim(depth, tile) == Some(e.object))
+        });
+        if repeated {
+            translation.untranslated.push(format!(
+                "S{s} ({}): schedule dimension {position}, `{schedule_dim}`, repeats a loop (a skew or a shift); the dimensions inside it are left to the search",
+                polly.name
+            ));
+            whole = false;
+            break;
+        }
         let mut text = Vec::new();
         for (depth, tile, size) in parts {
             let Some(object) = dim(depth, tile) else {

@@ -9,7 +9,7 @@ use super::lower::{differences, lower_leaf};
 use super::options::Emit;
 use super::options::KernelOptions;
 use crate::emit::explicit::reference_code;
-use crate::harness::{Compiler, HarnessConfig};
+use crate::harness::{absolute_paths, Compiler, HarnessConfig};
 use crate::polly::{export_schedules, starts, translate, Translation, EXPORT_FLAGS};
 
 /// Polly's schedule of a kernel as decisions, and the leaves it gives.
@@ -36,6 +36,10 @@ impl PollyStart {
         match &translation.region {
             None => "Polly's schedule: no region matches the nest; the search starts from the root"
                 .to_string(),
+            Some(region) if self.leaves.is_empty() => format!(
+                "Polly's schedule ({region}): {} statements read, but no start; the search starts from the root",
+                translation.statements.len()
+            ),
             Some(region) => format!(
                 "Polly's schedule ({region}): {} statements read, {} decisions taken, {} differ from the original program; the search starts from it ({} leaves){}",
                 translation.statements.len(),
@@ -63,11 +67,19 @@ pub fn polly_start(
     let command = config.build_command(&config.compiler, &EXPORT_FLAGS.map(String::from));
     let regions = export_schedules(config, dir, &reference, config.compile_timeout)
         .map_err(|e| format!("`{command}`: {e}"))?;
-    let translation = translate(&loaded.host, &loaded.root, &regions);
-    let leaves = if translation.region.is_some() {
-        starts(&loaded.host, &translation, config.threads)?
-    } else {
+    let mut translation = translate(&loaded.host, &loaded.root, &regions);
+    let leaves = if translation.region.is_none() {
         Vec::new()
+    } else {
+        match starts(&loaded.host, &translation, config.threads) {
+            Ok(leaves) => leaves,
+            Err(e) => {
+                translation.untranslated.push(format!(
+                    "the decisions taken leave no complete candidate ({e}); the search starts from the root"
+                ));
+                Vec::new()
+            }
+        }
     };
     let differences = leaves
         .iter()
@@ -106,13 +118,14 @@ pub fn show_polly(
     }
     let loaded = LoadedKernel::load_with_polly(kernel, true)?;
     let mut config = HarnessConfig::new(compiler, dir.join("builds"));
-    if !cflags.is_empty() {
-        config.cflags = cflags.to_vec();
-    }
     // The compiler runs in the build directory: the kernel's own
-    // directory, for its includes, is given from the current one.
+    // directory, for its includes, and the paths in the flags are given
+    // from the current one.
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    if !cflags.is_empty() {
+        config.cflags = absolute_paths(&cwd, cflags);
+    }
     config
         .include_dirs
         .push(cwd.join(loaded.path.parent().unwrap_or(Path::new(""))));

@@ -60,7 +60,7 @@ large_sizes() {
     lu) echo "-DN=1100" ;;
     seidel-2d) echo "-DTSTEPS=60 -DN=1000" ;;
     syrk) echo "-DN=900 -DM=800" ;;
-    *) echo "" ;; # abt and gemm: their own sizes
+    *) echo "" ;; # abt, contraction and gemm: their own sizes
   esac
 }
 

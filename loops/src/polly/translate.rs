@@ -158,7 +158,7 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         }
         if Instant::now() > deadline {
             translation.untranslated.push(format!(
-                "stopped after {} s with {} of {} relations applied: the others are left to the search",
+                "stopped after {} s with {} of {} relations considered: the others are left to the search",
                 APPLY_TIME.as_secs(),
                 done,
                 actions.len()
@@ -253,6 +253,17 @@ fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usiz
     // best[i][j][k]: the best score for nest[i..] and polly[j..], with k
     // statements already matched to polly[j].
     let index = |i: usize, j: usize, k: usize| (i * (m + 1) + j) * (most + 1) + k;
+    // Matching nest[i] with polly[j], which k statements already match:
+    // a first match with a statement writing memory counts most.
+    let gain = |i: usize, j: usize, k: usize| {
+        (i < n && j < m && nest[i].1 == polly[j].depth && k < capacity[j]).then_some(
+            if k == 0 && polly[j].writes_memory() {
+                2
+            } else {
+                1
+            },
+        )
+    };
     let mut best = vec![0usize; (n + 1) * (m + 1) * (most + 1)];
     for i in (0..=n).rev() {
         for j in (0..=m).rev() {
@@ -264,14 +275,7 @@ fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usiz
                 if j < m {
                     value = value.max(best[index(i, j + 1, 0)]);
                 }
-                if i < n && j < m && nest[i].1 == polly[j].depth && k < capacity[j] {
-                    let gain = if k > 0 {
-                        1
-                    } else if polly[j].writes_memory() {
-                        2
-                    } else {
-                        1
-                    };
+                if let Some(gain) = gain(i, j, k) {
                     value = value.max(gain + best[index(i + 1, j, k + 1)]);
                 }
                 best[index(i, j, k)] = value;
@@ -282,14 +286,7 @@ fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usiz
     let (mut i, mut j, mut k) = (0, 0, 0);
     while i < n && j < m {
         let here = best[index(i, j, k)];
-        if nest[i].1 == polly[j].depth && k < capacity[j] {
-            let gain = if k > 0 {
-                1
-            } else if polly[j].writes_memory() {
-                2
-            } else {
-                1
-            };
+        if let Some(gain) = gain(i, j, k) {
             if here == gain + best[index(i + 1, j, k + 1)] {
                 pairs.push((nest[i].0, j));
                 i += 1;

@@ -68,6 +68,7 @@ fn original_tree(kernel: &Kernel) -> Schedule {
                         part: Part::Point,
                         size: 1,
                         kind: Kind::Sequential,
+                        dynamic: false,
                         body: children(kernel, Some(LoopId(l))),
                     }),
                 ));
@@ -109,8 +110,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // candidates with a distributed loop, with two loops fused, with a
     // loop outside one whose bounds read its iterator, with loops of
     // different depths or bounds merged, parallel and vector loops that
-    // reduce a statement.
-    let mut features = [0usize; 11];
+    // reduce a statement, collapsed loops, parallel loops scheduled
+    // dynamically.
+    let mut features = [0usize; 13];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -196,6 +198,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                 if !reduced(&kernel, l).is_empty() {
                     features[if l.kind == Kind::Parallel { 9 } else { 10 }] += 1;
                 }
+                features[11] += usize::from(l.kind == Kind::Collapsed);
+                features[12] += usize::from(l.dynamic);
             }
             for l in loops {
                 let index = match (l.part, l.kind) {
@@ -214,7 +218,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
          tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
          triangular interchanged, unequal loops fused candidates, parallel and vector \
-         loops reducing: {features:?}"
+         loops reducing, collapsed loops, dynamic parallel loops: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -321,6 +325,7 @@ fn the_interpreter_sees_illegal_trees() {
             part: Part::Point,
             size: 1,
             kind,
+            dynamic: false,
             body,
         })
     };
@@ -374,6 +379,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             part: Part::Point,
             size: 1,
             kind,
+            dynamic: false,
             body,
         })
     };

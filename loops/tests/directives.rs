@@ -842,6 +842,7 @@ fn tree_loop(loops: &[usize], body: Vec<Node>) -> Node {
         part: Part::Point,
         size: 1,
         kind: Kind::Sequential,
+        dynamic: false,
         body,
     })
 }

@@ -151,6 +151,12 @@ pub fn loop_directives(
             }
         }
     }
+    if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Collapsed) {
+        return fail(format!(
+            "the loop {} is collapsed with its parallel parent: explicit code writes collapse(2)",
+            loop_name(kernel, l.loops[0])
+        ));
+    }
     let mut planner = Planner {
         kernel,
         out: Vec::new(),
@@ -332,6 +338,9 @@ impl Planner<'_> {
             match part {
                 [point] => match point.kind {
                     Kind::Sequential => {}
+                    Kind::Collapsed => {
+                        return fail(format!("the loop {} is collapsed", self.name(head)))
+                    }
                     Kind::Parallel => lines.push(self.parallel(head) + &self.clause(point)),
                     Kind::Reverse => lines.push("#pragma omp reverse".to_string()),
                     Kind::Vector if innermost(head) => {
@@ -491,6 +500,9 @@ impl Planner<'_> {
     /// s)`), empty for others.
     fn clause(&self, tree: &TreeLoop) -> String {
         let mut out = String::new();
+        if tree.dynamic && tree.kind == Kind::Parallel {
+            out.push_str(" schedule(dynamic)");
+        }
         for combiner in [Combiner::Sum, Combiner::Product] {
             let names: Vec<&str> = reduced(self.kernel, tree)
                 .into_iter()

@@ -473,11 +473,7 @@ impl Writer<'_> {
             // A condition every statement below shares is checked once,
             // here; the others go on down to the statements.
             let below = statements_of(node);
-            let shared = below
-                .first()
-                .and_then(|s| guards.get(s))
-                .filter(|g| !g.is_empty() && below.iter().all(|s| guards.get(s) == Some(g)))
-                .cloned();
+            let shared = shared_guard(node, guards);
             let (indent, rest): (String, Guards) = match &shared {
                 Some(conditions) => {
                     self.line(indent, &format!("if ({}) {{", conditions.join(" && ")));
@@ -704,6 +700,11 @@ impl Writer<'_> {
                     .then(|| format!(" reduction({}: {})", c.clause_operator(), items.join(", ")))
             })
             .collect::<String>();
+        let clause = if l.dynamic && l.kind == Kind::Parallel {
+            format!("{clause} schedule(dynamic)")
+        } else {
+            clause
+        };
         if accumulators.is_empty() {
             return self.plain_loop(l, indent, jams, guards, &clause);
         }
@@ -789,6 +790,20 @@ impl Writer<'_> {
         for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
             guarded.entry(s).or_default().push(condition);
         }
+        // A parallel loop whose only child is a collapsed loop, with no
+        // condition checked between them, collapses with it; else the
+        // child runs sequentially inside (the same iterations, fewer of
+        // them shared).
+        let collapse = l.kind == Kind::Parallel
+            && matches!(l.body.as_slice(),
+                [node @ Node::Loop(inner)] if inner.kind == Kind::Collapsed
+                    && shared_guard(node, &guarded).is_none());
+        let clause = if collapse {
+            format!("{clause} collapse(2)")
+        } else {
+            clause.to_string()
+        };
+        let clause = clause.as_str();
         let full = if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
             self.full_tile(l, bounds)
         } else {
@@ -962,7 +977,8 @@ impl Writer<'_> {
         match kind {
             Kind::Parallel => self.line(indent, &format!("#pragma omp parallel for{clause}")),
             Kind::Vector => self.line(indent, &format!("#pragma omp simd{clause}")),
-            Kind::Sequential | Kind::Unroll | Kind::Reverse => {}
+            // A collapsed loop's directive is its parallel parent's.
+            Kind::Sequential | Kind::Unroll | Kind::Reverse | Kind::Collapsed => {}
         }
     }
 }
@@ -988,6 +1004,17 @@ fn element_of(target: &str) -> String {
         }
     }
     format!("{}{}", target[..open].trim(), "[0]".repeat(groups))
+}
+
+/// The conditions every statement below `node` shares, when there are
+/// some: checked once, before the node.
+fn shared_guard(node: &Node, guards: &Guards) -> Option<Vec<String>> {
+    let below = statements_of(node);
+    below
+        .first()
+        .and_then(|s| guards.get(s))
+        .filter(|g| !g.is_empty() && below.iter().all(|s| guards.get(s) == Some(g)))
+        .cloned()
 }
 
 /// Every statement below a node.

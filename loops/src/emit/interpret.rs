@@ -267,7 +267,9 @@ impl<'a> Machine<'a> {
         if l.kind == Kind::Reverse {
             iterations.reverse();
         }
-        let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector);
+        // A collapsed loop's iterations are shared among threads as its
+        // parallel parent's are.
+        let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector | Kind::Collapsed);
         if parallel {
             iterations.reverse();
             self.parallel.push(ParallelScope {

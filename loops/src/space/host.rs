@@ -440,6 +440,10 @@ impl Host for KernelHost {
         }
     }
 
+    fn unbalanced(&self, d: StatementsId) -> bool {
+        self.dims().into_iter().any(|e| self.coupled(d, e))
+    }
+
     fn vectorizable(&self, d: StatementsId) -> bool {
         // The point dimension of an innermost loop, or of a loop whose
         // iterator indexes the last subscript of one of the statement's

@@ -319,7 +319,19 @@ fn reductions_collapse_and_dynamic_schedules_compile_and_compute_the_original_ar
     use commute_loops::harness::floats_equal;
     use commute_loops::space::complete::complete_with_original;
     use commute_loops::space::names::apply_named_fixes;
-    let cases: [(&str, &[&str], &[&str]); 5] = [
+    let cases: [(&str, &[&str], &[&str]); 6] = [
+        (
+            "abt.c",
+            &[
+                "tile_size(k) = 8",
+                "dim_kind(k.tile) = PARALLEL",
+                "dim_kind(k) = VECTOR",
+            ],
+            &[
+                "#pragma omp parallel for reduction(+: commute_acc0)",
+                "#pragma omp simd reduction(+: commute_acc0)",
+            ],
+        ),
         (
             "bilinear.c",
             &["dim_kind(i) = PARALLEL", "dim_kind(j) = VECTOR"],

@@ -668,6 +668,14 @@ impl Writer<'_> {
                 clauses.push((update.combiner, write.name.clone()));
                 continue;
             }
+            // Reduced by a loop around this one too: its accumulators,
+            // private there, are reduced here.
+            if let Some(outer) = self.accumulators.iter().find(|a| a.statement == s) {
+                for name in &outer.names {
+                    clauses.push((update.combiner, name.clone()));
+                }
+                continue;
+            }
             let names: Vec<String> = (0..copies)
                 .map(|_| {
                     self.fresh += 1;

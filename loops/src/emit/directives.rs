@@ -61,7 +61,12 @@
 //! Anything else is [`NotExpressible`]: point loops in another order than
 //! the original's, a parallel, vector or unrolled dimension inside a
 //! segment's generated nest, a vector tiled loop, unroll-and-jam of a loop
-//! with inner loops, a triangular segment.
+//! with inner loops, a triangular segment, a collapsed loop, a reduction
+//! into an array element (its private accumulator is explicit code's).
+//!
+//! A loop that reduces scalars ([`reduced`]) gets `reduction(+: s)` (or
+//! `*`) on its `parallel for` or `simd`; a dynamic parallel loop gets
+//! `schedule(dynamic)`.
 //!
 //! `parallel for` privatizes the iterators of its loop and of every loop
 //! inside it that are not declared by their own `for` (PolyBench declares

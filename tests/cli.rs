@@ -384,9 +384,17 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
     );
     // Open decisions per choice, a loop's name for its dimensions around
     // both statements where they have the same values.
-    assert!(stdout.contains("\n  dim_kind (9 open):\n"), "{stdout}");
+    // (k's tile dimension may be parallel too: k carries only the
+    // reduction into C.)
+    assert!(stdout.contains("\n  dim_kind (10 open):\n"), "{stdout}");
     assert!(
-        stdout.contains("\n    dim_kind(i) in SEQUENTIAL | PARALLEL | UNROLL | REVERSED\n"),
+        stdout.contains("\n    dim_kind(k.tile) in SEQUENTIAL | PARALLEL\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\n    dim_kind(i) in SEQUENTIAL | PARALLEL | UNROLL | REVERSED | COLLAPSED\n"
+        ),
         "{stdout}"
     );
     assert!(
@@ -655,16 +663,35 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
         stdout.contains("{ const int j = j_tt + 7; C[i][j] += alpha * A[i][k] * B[k][j]; }"),
         "{stdout}"
     );
+    // k carries only the reduction into C[i][j]: parallel, it needs the
+    // loops the target reads outside it.
     let output = commute(&[
         "lower",
         "examples/gemm.c",
         "--fix",
         "dim_kind(k) = PARALLEL",
+        "--fix",
+        "order(k, j#2) = OUTER",
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("$dep = the dependence flow S1 -> S1 on C"),
+        stderr.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: +, j: 0), a reduction"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("order($e, $d) is OUTER"), "{stderr}");
+    // backsolve's update reads the array it updates (X[i][r] -= L[i][j] *
+    // X[j][r]): not a reduction, so j stays sequential.
+    let output = commute(&[
+        "lower",
+        "examples/backsolve.c",
+        "--fix",
+        "dim_kind(j) = VECTOR",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("$dep = the dependence flow S1 -> S1 on X (i: 0, j: +, r: 0), $d = j"),
         "{stderr}"
     );
     // The constraint named is the one that removed the value asked for.
@@ -672,6 +699,48 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("vectorizable($d)"), "{stderr}");
+}
+
+#[test]
+fn lower_writes_reductions_with_their_clauses() {
+    // A scalar: the clause on the user's loops.
+    let output = commute(&[
+        "lower",
+        "examples/bilinear.c",
+        "--fix",
+        "dim_kind(i) = PARALLEL",
+        "--fix",
+        "dim_kind(j) = VECTOR",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "  #pragma omp parallel for private(i, j) reduction(+: s)\n  for (i = 0; i < _PB_N; i++)\n    #pragma omp simd reduction(+: s)\n"
+        ),
+        "{stdout}"
+    );
+    // An array element: a private accumulator per jammed copy.
+    let output = commute(&[
+        "lower",
+        "examples/abt.c",
+        "--fix",
+        "dim_kind(k) = VECTOR",
+        "--fix",
+        "tile_size(j) = 2",
+        "--fix",
+        "dim_kind(j) = UNROLL",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    for expected in [
+        "__typeof__(C[0][0]) commute_acc1 = 0;",
+        "#pragma omp simd reduction(+: commute_acc0, commute_acc1)",
+        "{ const int j = j_t + 1; commute_acc1 += (A[i][k] * B[j][k]); }",
+        "{ const int j = j_t + 1; C[i][j] += commute_acc1; }",
+    ] {
+        assert!(stdout.contains(expected), "{expected}\n{stdout}");
+    }
 }
 
 /// clang 20 or later, for OpenMP 6.0 loop directives: its absence fails

@@ -8,6 +8,7 @@
 
 use commute_loops::emit::interpret::{run, Element, Memory, RunError};
 use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
+use commute_loops::lowering::reductions::reduced;
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone;
@@ -67,6 +68,7 @@ fn original_tree(kernel: &Kernel) -> Schedule {
                         part: Part::Point,
                         size: 1,
                         kind: Kind::Sequential,
+                        dynamic: false,
                         body: children(kernel, Some(LoopId(l))),
                     }),
                 ));
@@ -107,8 +109,10 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // Tile loops, parallel, vector, unrolled and reversed loops seen, and
     // candidates with a distributed loop, with two loops fused, with a
     // loop outside one whose bounds read its iterator, with loops of
-    // different depths or bounds merged.
-    let mut features = [0usize; 9];
+    // different depths or bounds merged, parallel and vector loops that
+    // reduce a statement, collapsed loops, parallel loops scheduled
+    // dynamically.
+    let mut features = [0usize; 13];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -190,6 +194,13 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                 &schedule.roots,
                 &mut Vec::new(),
             ));
+            for l in &loops {
+                if !reduced(&kernel, l).is_empty() {
+                    features[if l.kind == Kind::Parallel { 9 } else { 10 }] += 1;
+                }
+                features[11] += usize::from(l.kind == Kind::Collapsed);
+                features[12] += usize::from(l.dynamic);
+            }
             for l in loops {
                 let index = match (l.part, l.kind) {
                     (Part::Tile, _) => 0,
@@ -206,7 +217,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     eprintln!(
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
          tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
-         triangular interchanged, unequal loops fused candidates: {features:?}"
+         triangular interchanged, unequal loops fused candidates, parallel and vector \
+         loops reducing, collapsed loops, dynamic parallel loops: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -313,6 +325,7 @@ fn the_interpreter_sees_illegal_trees() {
             part: Part::Point,
             size: 1,
             kind,
+            dynamic: false,
             body,
         })
     };
@@ -346,4 +359,75 @@ fn the_interpreter_sees_illegal_trees() {
         )],
     };
     assert_eq!(run(&kernel, &inner, &[], LIMIT).expect("runs"), expected);
+}
+
+/// A reduction's instances run in any order; a parallel loop that reduces
+/// it does not race on its target, but one where another statement reads
+/// the target does.
+#[test]
+fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
+    use commute_loops::frontend::StatementId;
+    let source = "double A[8][8], B[8], s;\nvoid kernel(void) {\n  int i, j;\n#pragma scop\n  for (i = 0; i < 6; i++) {\n    for (j = 0; j < 5; j++) {\n      s += A[i][j] * 0.5;\n    }\n    B[i] = s;\n  }\n#pragma endscop\n}\n";
+    let kernel = read_kernel("sum.c", source).expect("reads");
+    assert!(kernel.reduction(StatementId(0)).is_some());
+    assert!(kernel.reduction(StatementId(1)).is_none());
+    let expected = reference(&kernel);
+    let point = |l: usize, kind: Kind, body: Vec<Node>| {
+        Node::Loop(TreeLoop {
+            loops: vec![LoopId(l)],
+            statements: Vec::new(),
+            part: Part::Point,
+            size: 1,
+            kind,
+            dynamic: false,
+            body,
+        })
+    };
+    let sum = Node::Statement(StatementId(0));
+    let copy = Node::Statement(StatementId(1));
+    // The inner loop in vector lanes: reduced, the same memory.
+    let vector = Schedule {
+        roots: vec![point(
+            0,
+            Kind::Sequential,
+            vec![point(1, Kind::Vector, vec![sum.clone()]), copy.clone()],
+        )],
+    };
+    assert_eq!(
+        reduced(&kernel, vector.loops()[1]),
+        vec![StatementId(0)],
+        "{}",
+        vector.outline(&kernel)
+    );
+    assert_eq!(run(&kernel, &vector, &[], LIMIT).expect("runs"), expected);
+    // Backwards, the sum alone is the same (the order of a reduction's
+    // instances does not matter) ...
+    let only_sum = |kind: Kind| Schedule {
+        roots: vec![point(
+            0,
+            kind,
+            vec![point(1, Kind::Sequential, vec![sum.clone()])],
+        )],
+    };
+    let forwards = run(&kernel, &only_sum(Kind::Sequential), &[], LIMIT).expect("runs");
+    assert_eq!(
+        run(&kernel, &only_sum(Kind::Reverse), &[], LIMIT).expect("runs"),
+        forwards
+    );
+    assert_eq!(
+        run(&kernel, &only_sum(Kind::Parallel), &[], LIMIT).expect("runs"),
+        forwards
+    );
+    // ... but with the copy of s in the parallel loop, it races.
+    let parallel = Schedule {
+        roots: vec![point(
+            0,
+            Kind::Parallel,
+            vec![point(1, Kind::Sequential, vec![sum]), copy],
+        )],
+    };
+    assert!(matches!(
+        run(&kernel, &parallel, &[], LIMIT),
+        Err(RunError::Race { .. })
+    ));
 }

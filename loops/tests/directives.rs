@@ -567,9 +567,36 @@ fn syrk_candidates_compute_the_original_arrays() {
                 expect: &["#pragma omp parallel for private(i, j, k)"],
             },
             Case {
+                what: "parallel outermost, the triangle's rows to the first thread free",
+                fixes: &["dim_kind(i) = PARALLEL", "schedule(i) = DYNAMIC"],
+                expect: &["#pragma omp parallel for private(i, j, k) schedule(dynamic)"],
+            },
+            Case {
                 what: "unrolled",
                 fixes: &["tile_size(j) = 4", "dim_kind(j) = UNROLL"],
                 expect: &["#pragma omp unroll partial(4)"],
+            },
+        ],
+    );
+}
+
+#[test]
+fn bilinear_reductions_compute_the_original_sum() {
+    check_cases(
+        "bilinear",
+        &[
+            Case {
+                what: "rows in parallel, a reduction",
+                fixes: &["dim_kind(i) = PARALLEL"],
+                expect: &["#pragma omp parallel for private(i, j) reduction(+: s)"],
+            },
+            Case {
+                what: "rows in parallel and columns in vector lanes, both reductions",
+                fixes: &["dim_kind(i) = PARALLEL", "dim_kind(j) = VECTOR"],
+                expect: &[
+                    "#pragma omp parallel for private(i, j) reduction(+: s)",
+                    "#pragma omp simd reduction(+: s)",
+                ],
             },
         ],
     );
@@ -842,6 +869,7 @@ fn tree_loop(loops: &[usize], body: Vec<Node>) -> Node {
         part: Part::Point,
         size: 1,
         kind: Kind::Sequential,
+        dynamic: false,
         body,
     })
 }

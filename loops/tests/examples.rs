@@ -286,6 +286,15 @@ const EXAMPLES: &[Example] = &[
         dumps: &[("C", 20 * 25)],
     },
     Example {
+        name: "bilinear",
+        loops: &[("i in [0, _PB_N)", None), ("j in [0, _PB_N)", Some(0))],
+        statements: &[(&[0, 1], "s <- s, x[i], A[i][j], y[j]")],
+        facts: bilinear,
+        small: &[("N", 30)],
+        nest: None,
+        dumps: &[("s", 1)],
+    },
+    Example {
         name: "abt",
         loops: &[
             ("i in [0, _PB_NI)", None),
@@ -431,12 +440,30 @@ fn gemm(c: &Check) {
 }
 
 /// C = A * B^T: every C[i][j] is a dot product along k (L2), the only
-/// loop that carries anything; A and B are only read.
+/// loop that carries anything; A and B are only read. The dot product is
+/// a reduction: its dependences are marked so.
 fn abt(c: &Check) {
     c.assert_carrying(&[2]);
-    assert!(c.deps.iter().all(|d| d.name == "C"), "{}", c.shown());
+    assert!(
+        c.deps.iter().all(|d| d.name == "C" && d.reduction),
+        "{}",
+        c.shown()
+    );
     let accumulate = c.expect_distances(Kind::Flow, 0, 0, "C", &[Exact(0), Exact(0), PLUS]);
     assert_eq!(accumulate.carrier(), Some(LoopId(2)));
+}
+
+/// s = x^T A y: every iteration adds to s, so both loops carry its
+/// dependences, and those alone, all of them a reduction's (the operand
+/// reads x, A and y only).
+fn bilinear(c: &Check) {
+    c.assert_carrying(&[0, 1]);
+    assert!(
+        c.deps.iter().all(|d| d.name == "s" && d.reduction),
+        "{}",
+        c.shown()
+    );
+    assert!(c.kernel.reduction(StatementId(0)).is_some());
 }
 
 /// tmp = alpha * A * B (S0 zeroes, S1 accumulates over k = L2), then
@@ -777,6 +804,7 @@ reading_tests! {
     normalize_is_read_with_its_structure_and_dependences: "normalize",
     matmul_pointers_is_read_with_its_structure_and_dependences: "matmul-pointers",
     abt_is_read_with_its_structure_and_dependences: "abt",
+    bilinear_is_read_with_its_structure_and_dependences: "bilinear",
 }
 
 #[test]

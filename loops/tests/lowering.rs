@@ -169,6 +169,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
             part: Part::Point,
             size: 1,
             kind: Kind::Sequential,
+            dynamic: false,
             body,
         })
     };
@@ -306,4 +307,90 @@ fn candidates_of_a_kernel_with_every_construct_compute_the_original_arrays() {
         leaves += 1;
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The candidates the new decisions make, fixed by name, compile with the
+/// system compiler and print the original arrays (within the harness's
+/// tolerance: reductions reassociate): reductions into a scalar and into
+/// array elements (with jammed accumulators), a collapsed pair of
+/// parallel loops, a triangle scheduled dynamically.
+#[test]
+fn reductions_collapse_and_dynamic_schedules_compile_and_compute_the_original_arrays() {
+    use commute_loops::harness::floats_equal;
+    use commute_loops::space::complete::complete_with_original;
+    use commute_loops::space::names::apply_named_fixes;
+    let cases: [(&str, &[&str], &[&str]); 6] = [
+        (
+            "abt.c",
+            &[
+                "tile_size(k) = 8",
+                "dim_kind(k.tile) = PARALLEL",
+                "dim_kind(k) = VECTOR",
+            ],
+            &[
+                "#pragma omp parallel for reduction(+: commute_acc0)",
+                "#pragma omp simd reduction(+: commute_acc0)",
+            ],
+        ),
+        (
+            "bilinear.c",
+            &["dim_kind(i) = PARALLEL", "dim_kind(j) = VECTOR"],
+            &["reduction(+: s)"],
+        ),
+        (
+            "abt.c",
+            &[
+                "dim_kind(i) = PARALLEL",
+                "tile_size(j) = 4",
+                "dim_kind(j) = UNROLL",
+                "dim_kind(k) = VECTOR",
+            ],
+            &["reduction(+: commute_acc0, commute_acc1, commute_acc2, commute_acc3)"],
+        ),
+        (
+            "gemm.c",
+            &["dim_kind(k) = PARALLEL"],
+            &["#pragma omp parallel for reduction(+: commute_acc0)"],
+        ),
+        (
+            "abt.c",
+            &["dim_kind(i) = PARALLEL", "dim_kind(j) = COLLAPSED"],
+            &["#pragma omp parallel for collapse(2)"],
+        ),
+        (
+            "syrk.c",
+            &["dim_kind(i) = PARALLEL", "schedule(i) = DYNAMIC"],
+            &["#pragma omp parallel for schedule(dynamic)"],
+        ),
+    ];
+    for (n, (file, fixes, expected)) in cases.iter().enumerate() {
+        let path = examples_dir().join(file);
+        let source = std::fs::read_to_string(&path).expect("example");
+        let path = path.display().to_string();
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
+        let mut candidate = root(&host);
+        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+        apply_named_fixes(&host, &mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
+        let leaf = complete_with_original(&host, &candidate.without_explanations())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (_, code) = lower(&host, &leaf);
+        for e in *expected {
+            assert!(code.contains(e), "{file}: no `{e}` in\n{code}");
+        }
+        let dir = scratch(&format!("decisions{n}"));
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        let output = run(&dir, "candidate", &code);
+        let values = |text: &str| -> Vec<f64> {
+            text.split_whitespace()
+                .filter_map(|w| w.parse::<f64>().ok())
+                .collect()
+        };
+        let (a, b) = (values(&reference), values(&output));
+        assert!(!a.is_empty() && a.len() == b.len(), "{file}:\n{output}");
+        assert!(
+            a.iter().zip(&b).all(|(x, y)| floats_equal(*x, *y, 1e-6)),
+            "{file}: other arrays:\n{code}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

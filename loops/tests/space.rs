@@ -76,19 +76,22 @@ fn parallel(host: &KernelHost, l: usize) -> String {
 }
 
 #[test]
-fn gemm_may_run_i_and_j_in_parallel_but_not_k() {
-    let host = host("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
-    let schedule = host.original_schedule();
-    for l in [0, 1] {
-        let mut candidate = root(&host);
+fn gemm_may_run_i_and_j_in_parallel_and_k_only_as_a_reduction() {
+    let gemm = host("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];");
+    let schedule = gemm.original_schedule();
+    // k carries only the accumulation into C[i][j], a reduction.
+    for l in [0, 1, 2] {
+        let mut candidate = root(&gemm);
         apply_fixes(&mut candidate, &schedule).expect("original order");
-        apply_fixes(&mut candidate, &[parallel(&host, l)])
+        apply_fixes(&mut candidate, &[parallel(&gemm, l)])
             .unwrap_or_else(|e| panic!("loop {l}: {e}"));
     }
-    let mut candidate = root(&host);
-    apply_fixes(&mut candidate, &schedule).expect("original order");
-    let error =
-        apply_fixes(&mut candidate, &[parallel(&host, 2)]).expect_err("k carries the accumulation");
+    // Divisions do not reassociate: k carries a dependence.
+    let divisions = host("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] = C[i][j] / A[i][k];");
+    let mut candidate = root(&divisions);
+    apply_fixes(&mut candidate, &divisions.original_schedule()).expect("original order");
+    let error = apply_fixes(&mut candidate, &[parallel(&divisions, 2)])
+        .expect_err("k carries the divisions");
     assert!(error.to_string().contains("loops.space:"), "{error}");
 }
 
@@ -172,18 +175,23 @@ fn no_loop_of_seidel_2d_may_run_in_parallel_without_skewing() {
 #[test]
 fn an_illegal_fix_is_refused_with_the_dependence_named() {
     let host = example_host("gemm.c");
+    // k carries only the reduction into C[i][j], which stays one element
+    // while k runs only with j outside it.
     let error = apply_named_fixes(
         &host,
         &mut root(&host),
-        &["dim_kind(k) = PARALLEL".to_string()],
+        &[
+            "dim_kind(k) = PARALLEL".to_string(),
+            "order(k, j#2) = OUTER".to_string(),
+        ],
     )
-    .expect_err("k carries the accumulation into C");
+    .expect_err("j inside a parallel k changes the element reduced into");
     assert!(
-        error.starts_with("cannot fix `dim_kind(k) = PARALLEL`: dim_kind(k) can only be"),
+        error.starts_with("cannot fix `order(k, j#2) = OUTER`: order(k, j#2) can only be"),
         "{error}"
     );
     assert!(
-        error.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: +, j: 0)")
+        error.contains("$dep = the dependence flow S1 -> S1 on C (i: 0, k: +, j: 0), a reduction")
             || error.contains("$dep = the dependence anti S1 -> S1 on C")
             || error.contains("$dep = the dependence output S1 -> S1 on C"),
         "{error}"

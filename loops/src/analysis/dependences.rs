@@ -160,6 +160,11 @@ pub struct Dependence {
     /// Whether the sink may run in the same iteration of every common loop
     /// as the source (the source statement then comes first in the text).
     pub zero_possible: bool,
+    /// A dependence of a reduction ([`Kernel::reduction`]) on itself
+    /// through its target: its instances may run in any order, so a loop
+    /// that carries only such dependences may run in parallel or in vector
+    /// lanes with a reduction (partial results combined at the end).
+    pub reduction: bool,
 }
 
 impl Dependence {
@@ -206,7 +211,8 @@ impl Dependence {
             .is_some_and(|d| d.may_be_nonzero())
     }
 
-    /// Written with the kernel's names, e.g. `flow S0 -> S1 on A (i: 1, j: 0)`.
+    /// Written with the kernel's names, e.g. `flow S0 -> S1 on A (i: 1, j: 0)`
+    /// (`, a reduction` after a reduction's dependence on itself).
     pub fn display(&self, kernel: &Kernel) -> String {
         let kind = match self.kind {
             Kind::Flow => "flow",
@@ -231,11 +237,12 @@ impl Dependence {
             )
             .collect();
         format!(
-            "{kind} S{} -> S{} on {} ({})",
+            "{kind} S{} -> S{} on {} ({}){}",
             self.source.0,
             self.sink.0,
             self.name,
-            distances.join(", ")
+            distances.join(", "),
+            if self.reduction { ", a reduction" } else { "" }
         )
     }
 }
@@ -288,6 +295,14 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                 &s1.loops,
                 &s2.loops,
             );
+            // A reduction's accesses of its target depend on each other
+            // only as a reduction (no other access may alias the target).
+            let target = (first == second && kernel.reduction(StatementId(first)).is_some())
+                .then_some(s1.write.name.as_str());
+            let reduction = |a1: &Access, a2: &Access| {
+                target
+                    .is_some_and(|t| kernel.may_alias(&a1.name, t) && kernel.may_alias(&a2.name, t))
+            };
             // Every pair of accesses with a write, in both orders.
             let accesses1 =
                 std::iter::once((&s1.write, true)).chain(s1.reads.iter().map(|r| (r, false)));
@@ -314,7 +329,7 @@ pub fn dependences(kernel: &Kernel) -> Vec<Dependence> {
                             (StatementId(first), a1, w1),
                             (StatementId(second), &a2.name, w2),
                             (&common, &aligned),
-                            direction,
+                            (direction, reduction(a1, a2)),
                             distances,
                         );
                     }
@@ -642,7 +657,7 @@ fn record(
     one: (StatementId, &Access, bool),
     (s2, a2_name, w2): (StatementId, &str, bool),
     (common, aligned): (&[LoopId], &[(LoopId, LoopId)]),
-    direction: Direction,
+    (direction, reduction): (Direction, bool),
     distances: Vec<Distance>,
 ) {
     let (s1, a1, w1) = one;
@@ -675,6 +690,7 @@ fn record(
             aligned: aligned.to_vec(),
             distances,
             zero_possible,
+            reduction,
         }
     } else {
         Dependence {
@@ -686,6 +702,7 @@ fn record(
             aligned: aligned.iter().map(|&(a, b)| (b, a)).collect(),
             distances: distances.into_iter().map(Distance::negated).collect(),
             zero_possible,
+            reduction,
         }
     });
 }

@@ -61,7 +61,12 @@
 //! Anything else is [`NotExpressible`]: point loops in another order than
 //! the original's, a parallel, vector or unrolled dimension inside a
 //! segment's generated nest, a vector tiled loop, unroll-and-jam of a loop
-//! with inner loops, a triangular segment.
+//! with inner loops, a triangular segment, a collapsed loop, a reduction
+//! into an array element (its private accumulator is explicit code's).
+//!
+//! A loop that reduces scalars ([`reduced`]) gets `reduction(+: s)` (or
+//! `*`) on its `parallel for` or `simd`; a dynamic parallel loop gets
+//! `schedule(dynamic)`.
 //!
 //! `parallel for` privatizes the iterators of its loop and of every loop
 //! inside it that are not declared by their own `for` (PolyBench declares
@@ -101,7 +106,8 @@ use std::collections::HashSet;
 use std::fmt;
 
 use crate::emit::region::{commented, indentation, placement};
-use crate::frontend::{Kernel, LoopId, StatementId, Variable};
+use crate::frontend::{Combiner, Kernel, LoopId, StatementId, Variable};
+use crate::lowering::reductions::reduced;
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// Why a schedule cannot be written as directives on the original loops.
@@ -135,6 +141,27 @@ pub fn loop_directives(
     kernel: &Kernel,
     schedule: &Schedule,
 ) -> Result<Vec<(LoopId, Vec<String>)>, NotExpressible> {
+    // A reduction into an array element needs a private accumulator,
+    // which only the explicit code declares.
+    for l in schedule.loops() {
+        for s in reduced(kernel, l) {
+            let write = &kernel.statements[s.0].write;
+            if !write.subscripts.is_empty() {
+                return fail(format!(
+                    "the loop {} reduces S{} into an element of {}: explicit code keeps it in an accumulator",
+                    loop_name(kernel, l.loops[0]),
+                    s.0,
+                    write.name
+                ));
+            }
+        }
+    }
+    if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Collapsed) {
+        return fail(format!(
+            "the loop {} is collapsed with its parallel parent: explicit code writes collapse(2)",
+            loop_name(kernel, l.loops[0])
+        ));
+    }
     let mut planner = Planner {
         kernel,
         out: Vec::new(),
@@ -316,9 +343,14 @@ impl Planner<'_> {
             match part {
                 [point] => match point.kind {
                     Kind::Sequential => {}
-                    Kind::Parallel => lines.push(self.parallel(head)),
+                    Kind::Collapsed => {
+                        return fail(format!("the loop {} is collapsed", self.name(head)))
+                    }
+                    Kind::Parallel => lines.push(self.parallel(head) + &self.clause(point)),
                     Kind::Reverse => lines.push("#pragma omp reverse".to_string()),
-                    Kind::Vector if innermost(head) => lines.push("#pragma omp simd".to_string()),
+                    Kind::Vector if innermost(head) => {
+                        lines.push(format!("#pragma omp simd{}", self.clause(point)))
+                    }
                     Kind::Vector => {
                         return fail(format!(
                             "the vector loop {} has inner loops",
@@ -335,7 +367,7 @@ impl Planner<'_> {
                 [tile, point] => {
                     match tile.kind {
                         Kind::Sequential => {}
-                        Kind::Parallel => lines.push(self.parallel(head)),
+                        Kind::Parallel => lines.push(self.parallel(head) + &self.clause(tile)),
                         kind => {
                             return fail(format!(
                                 "the tile loop of {} is {kind:?}",
@@ -447,7 +479,7 @@ impl Planner<'_> {
             }
         }
         if part[0].kind == Kind::Parallel {
-            lines.push(self.parallel(loops[0]));
+            lines.push(self.parallel(loops[0]) + &self.clause(part[0]));
         } else if part[0].kind != Kind::Sequential {
             return fail(format!(
                 "the outermost loop of a transformed band, {}, is {:?}",
@@ -467,6 +499,30 @@ impl Planner<'_> {
             lines.push(format!("#pragma omp tile sizes({})", list.join(", ")));
         }
         Ok(())
+    }
+
+    /// The `reduction` clauses of a loop that reduces scalars (` reduction(+:
+    /// s)`), empty for others.
+    fn clause(&self, tree: &TreeLoop) -> String {
+        let mut out = String::new();
+        if tree.dynamic && tree.kind == Kind::Parallel {
+            out.push_str(" schedule(dynamic)");
+        }
+        for combiner in [Combiner::Sum, Combiner::Product] {
+            let names: Vec<&str> = reduced(self.kernel, tree)
+                .into_iter()
+                .filter(|&s| self.kernel.reduction(s).map(|u| u.combiner) == Some(combiner))
+                .map(|s| self.kernel.statements[s.0].write.name.as_str())
+                .collect();
+            if !names.is_empty() {
+                out.push_str(&format!(
+                    " reduction({}: {})",
+                    combiner.clause_operator(),
+                    names.join(", ")
+                ));
+            }
+        }
+        out
     }
 
     /// `parallel for` privatizing the iterators of `head` and of every

@@ -8,14 +8,21 @@
 //! statements bind the iterator from it; statements are written as their
 //! code, under the conditions that read no loop; scalars declared in the
 //! region are declared at its top. A nest picked with `--nest` is
-//! replaced the same way.
+//! replaced the same way. A parallel or vector loop that reduces
+//! statements ([`reduced`]) has a `reduction` clause: on a scalar target
+//! directly, and for an array element through a private accumulator per
+//! element (per copy of an unrolled and jammed statement), declared before
+//! the loop and added to the element after it.
 
 use std::collections::HashSet;
 
 use crate::emit::region::placement;
 pub use crate::emit::region::reference_code;
-use crate::frontend::{Affine, Direction, Kernel, LoopId, RegionKind, StatementId, Variable};
+use crate::frontend::{
+    Affine, Combiner, Direction, Kernel, LoopId, RegionKind, StatementId, Update, Variable,
+};
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
+use crate::lowering::reductions::reduced;
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// The whole file, its region replaced by the schedule's loop nest.
@@ -43,6 +50,8 @@ pub fn explicit_code(
             (unique, std::cell::Cell::new(false))
         }),
         taken,
+        accumulators: Vec::new(),
+        fresh: 0,
         out: String::new(),
     };
     let opening = match kernel.region_kind {
@@ -189,7 +198,23 @@ struct Writer<'a> {
     /// The helper macros' names (`min`, `max`, `floord`, `ceild`), unique
     /// in the file, and which of them the code uses.
     helpers: [(String, std::cell::Cell<bool>); 4],
+    /// The array elements reduced by the loops around what is written now.
+    accumulators: Vec<Accumulator>,
+    /// Accumulators declared so far (their names are numbered).
+    fresh: usize,
     out: String,
+}
+
+/// Private accumulators of a statement reduced into an array element by a
+/// parallel or vector loop: one per copy of the statement that the
+/// unrolled and jammed loops around that loop make.
+struct Accumulator {
+    statement: StatementId,
+    update: Update,
+    /// By jammed copy, the innermost jam varying fastest.
+    names: Vec<String>,
+    /// How many jams were around the reducing loop.
+    jams: usize,
 }
 
 const MIN: usize = 0;
@@ -448,11 +473,7 @@ impl Writer<'_> {
             // A condition every statement below shares is checked once,
             // here; the others go on down to the statements.
             let below = statements_of(node);
-            let shared = below
-                .first()
-                .and_then(|s| guards.get(s))
-                .filter(|g| !g.is_empty() && below.iter().all(|s| guards.get(s) == Some(g)))
-                .cloned();
+            let shared = shared_guard(node, guards);
             let (indent, rest): (String, Guards) = match &shared {
                 Some(conditions) => {
                     self.line(indent, &format!("if ({}) {{", conditions.join(" && ")));
@@ -502,10 +523,92 @@ impl Writer<'_> {
     /// down).
     fn statement(&mut self, s: StatementId, indent: &str, jams: &[Jam], guards: &Guards) {
         let statement = &self.kernel.statements[s.0];
-        let text = statement.code.trim().to_string();
+        let accumulated = self.accumulators.iter().find(|a| a.statement == s);
+        let copies: i64 = jams.iter().map(|j| j.count).product();
+        // Each copy's code: a reduced statement updates its copy's
+        // accumulator.
+        let texts: Vec<String> = (0..copies.max(1))
+            .map(|index| match accumulated {
+                Some(a) => {
+                    let inner: i64 = jams[a.jams.min(jams.len())..]
+                        .iter()
+                        .map(|j| j.count)
+                        .product();
+                    let name = &a.names[usize::try_from(index / inner.max(1))
+                        .unwrap_or(0)
+                        .min(a.names.len() - 1)];
+                    a.update.applied_to(name)
+                }
+                None => statement.code.trim().to_string(),
+            })
+            .collect();
+        let conditions = self.statement_conditions(s, guards);
+        let bodies: Vec<String> = texts
+            .iter()
+            .map(|text| {
+                let body = self.binding(s, text, |_| true);
+                if conditions.is_empty() {
+                    body
+                } else {
+                    format!("if ({}) {body}", conditions.join(" && "))
+                }
+            })
+            .collect();
+        if jams.is_empty() {
+            self.line(indent, &bodies[0]);
+            return;
+        }
+        self.jammed(indent, jams, &bodies);
+    }
+
+    /// One line per combination of the jammed iterations around (`bodies`
+    /// by combination, innermost jam varying fastest; one body for all),
+    /// each binding the jammed variables.
+    fn jammed(&mut self, indent: &str, jams: &[Jam], bodies: &[String]) {
+        let total: i64 = jams.iter().map(|j| j.count).product();
+        for index in 0..total {
+            let mut rest = index;
+            let mut bindings = Vec::new();
+            for jam in jams.iter().rev() {
+                let offset = rest % jam.count;
+                rest /= jam.count;
+                bindings.push(format!(
+                    "const int {} = {} + {offset};",
+                    jam.variable, jam.base
+                ));
+            }
+            bindings.reverse();
+            let body = &bodies[usize::try_from(index).unwrap_or(0).min(bodies.len() - 1)];
+            self.line(indent, &format!("{{ {} {body} }}", bindings.join(" ")));
+        }
+    }
+
+    /// The conditions statement `s` is tested under where it runs: the
+    /// guards of the hulls around it, and its conditions that read no
+    /// loop (the others are bounds of the loops).
+    fn statement_conditions(&self, s: StatementId, guards: &Guards) -> Vec<String> {
+        let mut conditions: Vec<String> = guards.get(&s).cloned().unwrap_or_default();
+        for guard in &self.kernel.statements[s.0].guards {
+            if !guard
+                .terms
+                .iter()
+                .any(|(v, _)| matches!(v, Variable::Iterator(_)))
+            {
+                conditions.push(format!("{} >= 0", self.affine(s, guard)));
+            }
+        }
+        conditions
+    }
+
+    /// `text`, code of statement `s`, with the iterators of its loops that
+    /// `keep` selects bound to the loops' variables where their names
+    /// differ (`first - counter` for a loop that counts down).
+    fn binding(&self, s: StatementId, text: &str, keep: impl Fn(LoopId) -> bool) -> String {
+        let statement = &self.kernel.statements[s.0];
         let renames: Vec<(String, String)> = statement
             .loops
             .iter()
+            .filter(|&&l| keep(l))
             .map(|&l| {
                 let lp = &self.kernel.loops[l.0];
                 let counter = self.term(s, Term::Point(l));
@@ -541,49 +644,148 @@ impl Writer<'_> {
                 }
             }
         }
-        body.push_str(&text);
+        body.push_str(text);
         if !renames.is_empty() {
             body = format!("{{ {body} }}");
         }
-        // Conditions that read no loop are tested here; the others are
-        // bounds of the loops.
-        let mut conditions: Vec<String> = guards.get(&s).cloned().unwrap_or_default();
-        for guard in &statement.guards {
-            if !guard
-                .terms
-                .iter()
-                .any(|(v, _)| matches!(v, Variable::Iterator(_)))
-            {
-                conditions.push(format!("{} >= 0", self.affine(s, guard)));
-            }
-        }
-        if !conditions.is_empty() {
-            body = format!("if ({}) {body}", conditions.join(" && "));
-        }
-        if jams.is_empty() {
-            self.line(indent, &body);
-            return;
-        }
-        // One copy per combination of the jammed iterations, innermost
-        // jam varying fastest.
-        let total: i64 = jams.iter().map(|j| j.count).product();
-        for index in 0..total {
-            let mut rest = index;
-            let mut bindings = Vec::new();
-            for jam in jams.iter().rev() {
-                let offset = rest % jam.count;
-                rest /= jam.count;
-                bindings.push(format!(
-                    "const int {} = {} + {offset};",
-                    jam.variable, jam.base
-                ));
-            }
-            bindings.reverse();
-            self.line(indent, &format!("{{ {} {body} }}", bindings.join(" ")));
-        }
+        body
     }
 
+    /// A loop of the tree, with the reductions it makes: scalars in its
+    /// `reduction` clauses, array elements through private accumulators
+    /// declared before it and added to the elements after it (under the
+    /// statements' conditions, in each jammed copy).
     fn tree_loop(&mut self, l: &TreeLoop, indent: &str, jams: &[Jam], guards: &Guards) {
+        let mut clauses: Vec<(Combiner, String)> = Vec::new();
+        let mut accumulators = Vec::new();
+        let copies: i64 = jams.iter().map(|j| j.count).product();
+        for s in reduced(self.kernel, l) {
+            let Some(update) = self.kernel.reduction(s) else {
+                continue;
+            };
+            let write = &self.kernel.statements[s.0].write;
+            if write.subscripts.is_empty() {
+                clauses.push((update.combiner, write.name.clone()));
+                continue;
+            }
+            // Reduced by a loop around this one too: its accumulators,
+            // private there, are reduced here.
+            if let Some(outer) = self.accumulators.iter().find(|a| a.statement == s) {
+                for name in &outer.names {
+                    clauses.push((update.combiner, name.clone()));
+                }
+                continue;
+            }
+            let names: Vec<String> = (0..copies)
+                .map(|_| {
+                    self.fresh += 1;
+                    let mut name = format!("commute_acc{}", self.fresh - 1);
+                    while self.taken.contains(&name) {
+                        name.push('_');
+                    }
+                    name
+                })
+                .collect();
+            for name in &names {
+                clauses.push((update.combiner, name.clone()));
+            }
+            accumulators.push(Accumulator {
+                statement: s,
+                update: update.clone(),
+                names,
+                jams: jams.len(),
+            });
+        }
+        let clause = [Combiner::Sum, Combiner::Product]
+            .iter()
+            .filter_map(|&c| {
+                let items: Vec<&str> = clauses
+                    .iter()
+                    .filter(|(x, _)| *x == c)
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                (!items.is_empty())
+                    .then(|| format!(" reduction({}: {})", c.clause_operator(), items.join(", ")))
+            })
+            .collect::<String>();
+        let clause = if l.dynamic && l.kind == Kind::Parallel {
+            format!("{clause} schedule(dynamic)")
+        } else {
+            clause
+        };
+        if accumulators.is_empty() {
+            return self.plain_loop(l, indent, jams, guards, &clause);
+        }
+        self.line(indent, "{");
+        let inner = format!("{indent}  ");
+        for a in &accumulators {
+            let target = self.target_text(a.statement);
+            let element_type = format!("__typeof__({})", element_of(&target));
+            for name in &a.names {
+                let identity = a.update.combiner.identity();
+                self.line(&inner, &format!("{element_type} {name} = {identity};"));
+            }
+        }
+        let count = accumulators.len();
+        self.accumulators.extend(accumulators);
+        self.plain_loop(l, &inner, jams, guards, &clause);
+        let accumulators = self.accumulators.split_off(self.accumulators.len() - count);
+        for a in &accumulators {
+            let s = a.statement;
+            let target = self.target_text(s);
+            let write = &self.kernel.statements[s.0].write;
+            let conditions = self.statement_conditions(s, guards);
+            let combine = match a.update.combiner {
+                Combiner::Sum => "+=",
+                Combiner::Product => "*=",
+            };
+            let bodies: Vec<String> = a
+                .names
+                .iter()
+                .map(|name| {
+                    let text = format!("{target} {combine} {name};");
+                    let body = self.binding(s, &text, |x| {
+                        write
+                            .subscripts
+                            .iter()
+                            .any(|sub| sub.coefficient(Variable::Iterator(x)) != 0)
+                            || mentions(&target, &self.kernel.loops[x.0].iterator)
+                    });
+                    if conditions.is_empty() {
+                        body
+                    } else {
+                        format!("if ({}) {body}", conditions.join(" && "))
+                    }
+                })
+                .collect();
+            if jams.is_empty() {
+                self.line(&inner, &bodies[0]);
+            } else {
+                self.jammed(&inner, jams, &bodies);
+            }
+        }
+        self.line(indent, "}");
+    }
+
+    /// The C text of a statement's target, as written.
+    fn target_text(&self, s: StatementId) -> String {
+        let span = self.kernel.statements[s.0].write.span.clone();
+        self.kernel
+            .source
+            .get(span)
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    }
+
+    fn plain_loop(
+        &mut self,
+        l: &TreeLoop,
+        indent: &str,
+        jams: &[Jam],
+        guards: &Guards,
+        clause: &str,
+    ) {
         let scan = self.scan;
         let bounds = scan.of(l);
         let members = l.members(self.kernel);
@@ -596,6 +798,20 @@ impl Writer<'_> {
         for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
             guarded.entry(s).or_default().push(condition);
         }
+        // A parallel loop whose only child is a collapsed loop, with no
+        // condition checked between them, collapses with it; else the
+        // child runs sequentially inside (the same iterations, fewer of
+        // them shared).
+        let collapse = l.kind == Kind::Parallel
+            && matches!(l.body.as_slice(),
+                [node @ Node::Loop(inner)] if inner.kind == Kind::Collapsed
+                    && shared_guard(node, &guarded).is_none());
+        let clause = if collapse {
+            format!("{clause} collapse(2)")
+        } else {
+            clause.to_string()
+        };
+        let clause = clause.as_str();
         let full = if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
             self.full_tile(l, bounds)
         } else {
@@ -615,7 +831,7 @@ impl Writer<'_> {
         let inner = format!("{indent}  ");
         match (l.part, l.kind) {
             (Part::Tile, kind) => {
-                self.pragma(kind, indent);
+                self.pragma(kind, indent, clause);
                 let start = tile_start.unwrap_or_default();
                 self.line(
                     indent,
@@ -673,7 +889,7 @@ impl Writer<'_> {
                 self.line(indent, "}");
             }
             (Part::Point, kind) => {
-                self.pragma(kind, indent);
+                self.pragma(kind, indent, clause);
                 self.line(
                     indent,
                     &format!(
@@ -765,13 +981,48 @@ impl Writer<'_> {
         unique
     }
 
-    fn pragma(&mut self, kind: Kind, indent: &str) {
+    fn pragma(&mut self, kind: Kind, indent: &str, clause: &str) {
         match kind {
-            Kind::Parallel => self.line(indent, "#pragma omp parallel for"),
-            Kind::Vector => self.line(indent, "#pragma omp simd"),
-            Kind::Sequential | Kind::Unroll | Kind::Reverse => {}
+            Kind::Parallel => self.line(indent, &format!("#pragma omp parallel for{clause}")),
+            Kind::Vector => self.line(indent, &format!("#pragma omp simd{clause}")),
+            // A collapsed loop's directive is its parallel parent's.
+            Kind::Sequential | Kind::Unroll | Kind::Reverse | Kind::Collapsed => {}
         }
     }
+}
+
+/// An element of the array a target (`C[i][j]`, `A[i * n + j]`) is in,
+/// for its type: every subscript 0 (`C[0][0]`).
+fn element_of(target: &str) -> String {
+    let Some(open) = target.find('[') else {
+        return target.to_string();
+    };
+    let mut depth = 0;
+    let mut groups = 0;
+    for c in target[open..].chars() {
+        match c {
+            '[' => {
+                if depth == 0 {
+                    groups += 1;
+                }
+                depth += 1;
+            }
+            ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    format!("{}{}", target[..open].trim(), "[0]".repeat(groups))
+}
+
+/// The conditions every statement below `node` shares, when there are
+/// some: checked once, before the node.
+fn shared_guard(node: &Node, guards: &Guards) -> Option<Vec<String>> {
+    let below = statements_of(node);
+    below
+        .first()
+        .and_then(|s| guards.get(s))
+        .filter(|g| !g.is_empty() && below.iter().all(|s| guards.get(s) == Some(g)))
+        .cloned()
 }
 
 /// Every statement below a node.

@@ -5,12 +5,20 @@
 //! written holds a value derived from its name and subscripts. A statement
 //! instance reads its accesses in order and writes a mix of the statement's
 //! number and the values read, a mix that depends on the order of its
-//! operands: two instances that update one element (`C[i][j] += ...` over
-//! `k`) give another result when they swap, as floating-point sums would.
+//! operands: two instances that update one element (`C[i][j] = C[i][j] /
+//! ...` over `k`) give another result when they swap. A reduction
+//! ([`Kernel::reduction`]: `C[i][j] += e` with `e` not reading `C`) adds,
+//! subtracts or multiplies its target by a mix of its other reads, in
+//! wrapping integer arithmetic: the order of its own instances does not
+//! change the result, as reassociated floating-point sums differ only by
+//! rounding, which the harness's relative tolerance accepts.
 //! Loops run as the emitters write them (tiles, partial tiles, unroll and
 //! jam); a parallel or vector loop runs its iterations backwards, and any
 //! element that one of its iterations writes and another reads or writes
-//! is a race, reported as an error. Every statement instance the loops
+//! is a race, reported as an error, except for the updates of the
+//! statements the loop reduces ([`reduced`]): they go to private
+//! accumulators, and only another statement's access of their target (or
+//! another access of the statement) races with them. Every statement instance the loops
 //! run is checked against the statement's domain (its loops' bounds and
 //! `if` conditions), which the tree's bounds must enforce; conditions that
 //! read no loop are tested at the statement, as the emitters write them.
@@ -18,8 +26,10 @@
 use std::collections::HashMap;
 
 use crate::fnv::Fnv;
+use crate::frontend::Combiner;
 use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, Term};
+use crate::lowering::reductions::reduced;
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// An array element: the array's name and its subscripts.
@@ -93,6 +103,10 @@ struct ParallelScope {
     writers: HashMap<Element, i64>,
     /// The iteration that read an element, `None` once several did.
     readers: HashMap<Element, Option<i64>>,
+    /// The statements the loop reduces.
+    reduced: Vec<usize>,
+    /// The elements reductions updated, with the statement that did.
+    reductions: HashMap<Element, usize>,
 }
 
 /// Unrolled-and-jammed loops around the statements: the iterator takes
@@ -253,7 +267,9 @@ impl<'a> Machine<'a> {
         if l.kind == Kind::Reverse {
             iterations.reverse();
         }
-        let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector);
+        // A collapsed loop's iterations are shared among threads as its
+        // parallel parent's are.
+        let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector | Kind::Collapsed);
         if parallel {
             iterations.reverse();
             self.parallel.push(ParallelScope {
@@ -261,6 +277,8 @@ impl<'a> Machine<'a> {
                 iteration: 0,
                 writers: HashMap::new(),
                 readers: HashMap::new(),
+                reduced: reduced(self.kernel, l).iter().map(|s| s.0).collect(),
+                reductions: HashMap::new(),
             });
         }
         let saved = (self.iterators.clone(), self.tiles.clone());
@@ -385,20 +403,36 @@ impl<'a> Machine<'a> {
         if self.executed > self.limit {
             return Err(RunError::TooLong);
         }
-        let statement = &self.kernel.statements[s];
+        let kernel = self.kernel;
+        let statement = &kernel.statements[s];
+        let update = kernel.reduction(StatementId(s));
+        let target = self.element(s, &statement.write.name, &statement.write.subscripts)?;
         let mut value = (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut old = None;
         for read in &statement.reads {
             let element = self.element(s, &read.name, &read.subscripts)?;
-            self.touch(&element, false)?;
+            let of_target = update.is_some() && element == target;
+            self.touch(&element, false, of_target.then_some(s))?;
             let x = self
                 .memory
                 .get(&element)
                 .copied()
                 .unwrap_or_else(|| initial(&element));
+            if of_target {
+                // The target is combined with the rest, in any order.
+                old = Some(x);
+                continue;
+            }
             value = value.wrapping_mul(0x0100_0000_01b3).wrapping_add(x) ^ (value >> 29);
         }
-        let target = self.element(s, &statement.write.name, &statement.write.subscripts)?;
-        self.touch(&target, true)?;
+        if let (Some(update), Some(old)) = (update, old) {
+            value = match (update.combiner, update.negated) {
+                (Combiner::Sum, false) => old.wrapping_add(value),
+                (Combiner::Sum, true) => old.wrapping_sub(value),
+                (Combiner::Product, _) => old.wrapping_mul(value | 1),
+            };
+        }
+        self.touch(&target, true, update.is_some().then_some(s))?;
         self.memory.insert(target, value);
         Ok(())
     }
@@ -406,8 +440,33 @@ impl<'a> Machine<'a> {
     /// Records an access in every enclosing parallel loop; a race is an
     /// element another iteration of one of them wrote, or read and this
     /// one writes.
-    fn touch(&mut self, element: &Element, write: bool) -> Result<(), RunError> {
+    /// `reducing` is the statement when the access is a reduction's of
+    /// its target: a loop that reduces it only checks that nothing else
+    /// touches the element.
+    fn touch(
+        &mut self,
+        element: &Element,
+        write: bool,
+        reducing: Option<usize>,
+    ) -> Result<(), RunError> {
         for scope in &mut self.parallel {
+            let race = || RunError::Race {
+                element: element.clone(),
+                loop_name: scope.name.clone(),
+            };
+            if let Some(s) = reducing.filter(|s| scope.reduced.contains(s)) {
+                let others = scope.writers.contains_key(element)
+                    || scope.readers.contains_key(element)
+                    || scope.reductions.get(element).is_some_and(|&t| t != s);
+                if others {
+                    return Err(race());
+                }
+                scope.reductions.insert(element.clone(), s);
+                continue;
+            }
+            if scope.reductions.contains_key(element) {
+                return Err(race());
+            }
             let me = scope.iteration;
             let written_by_other = scope.writers.get(element).is_some_and(|&w| w != me);
             let read_by_other = scope.readers.get(element).is_some_and(|&r| r != Some(me));

@@ -269,8 +269,68 @@ pub struct Statement {
     /// The C code that runs an instance, its iterators in scope: the
     /// assignment, under the `if` of a condition that reads array values.
     pub code: String,
+    /// The assignment's form when it combines its target with an operand
+    /// by an associative operator (`x += e`, `x = x * e`): what makes it a
+    /// reduction candidate ([`Kernel::reduction`] says whether it is one).
+    pub update: Option<Update>,
     /// Byte span of the C statement in the file.
     pub span: Range<usize>,
+}
+
+/// The associative operator a reduction combines its updates with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Combiner {
+    /// `+` (an update `x += e`, `x -= e`, `x = x + e`, `x = x - e`).
+    Sum,
+    /// `*` (`x *= e`, `x = x * e`).
+    Product,
+}
+
+impl Combiner {
+    /// The operator of OpenMP's `reduction` clause.
+    pub fn clause_operator(self) -> &'static str {
+        match self {
+            Combiner::Sum => "+",
+            Combiner::Product => "*",
+        }
+    }
+
+    /// The value a private accumulator starts from.
+    pub fn identity(self) -> &'static str {
+        match self {
+            Combiner::Sum => "0",
+            Combiner::Product => "1",
+        }
+    }
+}
+
+/// An assignment read as `target = target OP operand`, the operand being
+/// C text of the statement's (its iterators in scope).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Update {
+    /// How updates combine.
+    pub combiner: Combiner,
+    /// The operand is subtracted (`x -= e`, `x = x - e`): still a sum.
+    pub negated: bool,
+    /// The operand's C text, as written.
+    pub operand: String,
+}
+
+impl Update {
+    /// The compound assignment that applies the update to `target`:
+    /// `target += (operand)`, `-=` or `*=`.
+    pub fn applied_to(&self, target: &str) -> String {
+        format!("{target} {} ({});", self.compound(), self.operand)
+    }
+
+    /// `+=`, `-=` or `*=`.
+    pub fn compound(&self) -> &'static str {
+        match (self.combiner, self.negated) {
+            (Combiner::Sum, false) => "+=",
+            (Combiner::Sum, true) => "-=",
+            (Combiner::Product, _) => "*=",
+        }
+    }
 }
 
 /// Where the region comes from.
@@ -383,6 +443,35 @@ impl Kernel {
             _ => false,
         };
         parents && la.lower == lb.lower && la.upper == lb.upper
+    }
+
+    /// The update a statement makes as a reduction: an associative
+    /// update of its target (see [`Statement::update`]) whose operand
+    /// reads nothing that may be the target's memory. Its instances may
+    /// then run in any order (up to rounding: floating-point sums and
+    /// products are reassociated).
+    pub fn reduction(&self, statement: StatementId) -> Option<&Update> {
+        let statement = self.statements.get(statement.0)?;
+        let update = statement.update.as_ref()?;
+        let mut aliasing = statement
+            .reads
+            .iter()
+            .filter(|r| self.may_alias(&r.name, &statement.write.name));
+        // Exactly one read of the target's memory: the target itself.
+        let target = aliasing.next()?;
+        let same =
+            target.name == statement.write.name && target.subscripts == statement.write.subscripts;
+        (same && aliasing.next().is_none()).then_some(update)
+    }
+
+    /// Whether a statement's target reads a loop's iterator.
+    pub fn target_reads(&self, statement: StatementId, l: LoopId) -> bool {
+        self.statements.get(statement.0).is_some_and(|s| {
+            s.write
+                .subscripts
+                .iter()
+                .any(|a| a.coefficient(Variable::Iterator(l)) != 0)
+        })
     }
 
     /// The loops around both statements, outermost first.

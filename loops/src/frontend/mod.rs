@@ -30,7 +30,7 @@ mod reader;
 mod region;
 
 pub use kernel::{
-    Access, Affine, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop, LoopId,
-    RegionKind, Statement, StatementId, Variable,
+    Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
+    LoopId, RegionKind, Statement, StatementId, Update, Variable,
 };
 pub use region::{has_scop_region, list_nests, read_kernel, read_kernel_file, read_nest, Nest};

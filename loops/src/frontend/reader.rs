@@ -12,8 +12,8 @@ use super::condition::{Condition, Piece};
 use super::context::{aliasing, pointers, Pointer};
 use super::delinearize::{delinearize, Domain, RawAccess, Refusal};
 use super::kernel::{
-    line_column, Access, Affine, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
-    LoopId, RegionKind, Statement, Variable,
+    line_column, Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized,
+    LocalScalar, Loop, LoopId, RegionKind, Statement, Update, Variable,
 };
 
 /// One assignment of a C statement (a chained assignment gives several).
@@ -21,6 +21,9 @@ struct Assignment {
     write: RawAccess,
     reads: Vec<RawAccess>,
     code: String,
+    /// The assignment as an associative update of its target, if it is
+    /// written as one.
+    update: Option<Update>,
 }
 
 /// A scalar declared in the region, and where it may be used.
@@ -632,6 +635,7 @@ impl Reader<'_> {
             write,
             reads,
             code: self.text(node).to_string(),
+            update: None,
         }))
     }
 
@@ -670,15 +674,61 @@ impl Reader<'_> {
                 .ok_or_else(|| self.unsupported(right))?;
             reads.push(self.access(inner_left)?);
             let code = format!("{} {operator} {};", self.text(left), self.text(inner_left));
-            inner.push(Assignment { write, reads, code });
+            inner.push(Assignment {
+                write,
+                reads,
+                code,
+                update: None,
+            });
             return Ok(inner);
         }
         self.reads(right, &mut reads)?;
+        let update = self.update(&operator, left, right);
         Ok(vec![Assignment {
             write,
             reads,
             code: format!("{};", self.text(expression)),
+            update,
         }])
+    }
+
+    /// `target op= e` (`+=`, `-=`, `*=`), or `target = target op e`
+    /// (`op` `+`, `-` or `*`; `e op target` for `+` and `*`), read as an
+    /// update of the target by the operand `e`. Whether `e` reads the
+    /// target is [`Kernel::reduction`]'s to say.
+    fn update(&self, operator: &str, left: Node, right: Node) -> Option<Update> {
+        let of = |op: &str, operand: Node| {
+            let (combiner, negated) = match op {
+                "+" => (Combiner::Sum, false),
+                "-" => (Combiner::Sum, true),
+                "*" => (Combiner::Product, false),
+                _ => return None,
+            };
+            Some(Update {
+                combiner,
+                negated,
+                operand: self.text(operand).trim().to_string(),
+            })
+        };
+        match operator {
+            "+=" | "-=" | "*=" => of(&operator[..1], right),
+            "=" if right.kind() == "binary_expression" => {
+                let op = self.operator(right);
+                let (a, b) = (
+                    right.child_by_field_name("left")?,
+                    right.child_by_field_name("right")?,
+                );
+                let target = compact(self.text(left));
+                if compact(self.text(a)) == target {
+                    of(&op, b)
+                } else if compact(self.text(b)) == target && op != "-" {
+                    of(&op, a)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
     }
 
     /// A declaration of scalars inside the region: each initialized one
@@ -762,13 +812,23 @@ impl Reader<'_> {
                     .ok_or_else(|| self.unsupported(value))?;
                 let reads = vec![self.access(inner_left)?];
                 let code = format!("{name} = {};", self.text(inner_left));
-                inner.push(Assignment { write, reads, code });
+                inner.push(Assignment {
+                    write,
+                    reads,
+                    code,
+                    update: None,
+                });
                 statements.extend(inner);
             } else {
                 let mut reads = Vec::new();
                 self.reads(value, &mut reads)?;
                 let code = format!("{name} = {};", self.text(value));
-                statements.push(Assignment { write, reads, code });
+                statements.push(Assignment {
+                    write,
+                    reads,
+                    code,
+                    update: None,
+                });
             }
         }
         if statements.is_empty() {
@@ -893,6 +953,11 @@ impl Reader<'_> {
                 for read in &assignment.reads {
                     reads.push(self.resolve(read, &domain)?);
                 }
+                // An update under a test of values is left sequential.
+                let update = match &piece.test {
+                    Some(_) => None,
+                    None => assignment.update.clone(),
+                };
                 let code = match &piece.test {
                     Some(test) => {
                         for read in &test.reads {
@@ -912,6 +977,7 @@ impl Reader<'_> {
                     write,
                     reads,
                     code,
+                    update,
                     span: span.clone(),
                 });
             }
@@ -1169,4 +1235,9 @@ fn first_error(node: Node) -> Option<Node> {
     let mut cursor = node.walk();
     let children: Vec<Node> = node.children(&mut cursor).collect();
     children.into_iter().find_map(first_error)
+}
+
+/// C text without white space, to compare two spellings of one access.
+fn compact(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }

@@ -693,6 +693,7 @@ mod tests {
                 part,
                 size,
                 kind: Kind::Sequential,
+                dynamic: false,
                 body,
             })];
         }

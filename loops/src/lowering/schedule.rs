@@ -18,7 +18,7 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 
 use crate::frontend::{Kernel, LoopId, StatementId};
 use crate::space::host::{Dimension, KernelHost};
-use crate::space::{dim_kind, order, tile_size, Backbone, StatementsId};
+use crate::space::{dim_kind, order, schedule, tile_size, Backbone, StatementsId};
 
 /// How a loop of the tree runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,6 +33,9 @@ pub enum Kind {
     Unroll,
     /// Sequential, last iteration first (untiled loops only).
     Reverse,
+    /// Shared among threads with the parallel loop directly around it:
+    /// one iteration space of both (`collapse(2)`).
+    Collapsed,
 }
 
 /// Which part of a strip-mined C loop a tree loop is.
@@ -59,6 +62,9 @@ pub struct TreeLoop {
     pub size: i64,
     /// How the loop runs.
     pub kind: Kind,
+    /// A parallel loop's iterations go to the first thread free
+    /// (`schedule(dynamic)`), not in equal blocks.
+    pub dynamic: bool,
     /// What runs inside, in order.
     pub body: Vec<Node>,
 }
@@ -157,8 +163,13 @@ impl Decided<'_> {
             dim_kind::VECTOR => Kind::Vector,
             dim_kind::UNROLL => Kind::Unroll,
             dim_kind::REVERSED => Kind::Reverse,
+            dim_kind::COLLAPSED => Kind::Collapsed,
             _ => Kind::Sequential,
         })
+    }
+
+    fn dynamic(&self, d: u32) -> Result<bool, ScheduleError> {
+        Ok(self.single(schedule::CHOICE, vec![d])?.0 == schedule::DYNAMIC)
     }
 
     fn size(&self, d: u32) -> Result<i64, ScheduleError> {
@@ -298,6 +309,12 @@ impl Schedule {
                             Kind::Vector => " vector",
                             Kind::Unroll => " unrolled and jammed",
                             Kind::Reverse => " reversed",
+                            Kind::Collapsed => " collapsed",
+                        };
+                        let kind = if l.dynamic {
+                            format!("{kind} (dynamic)")
+                        } else {
+                            kind.to_string()
                         };
                         out.push_str(&format!("{indent}for {}{part}{kind}\n", names.join("=")));
                         walk(&l.body, kernel, depth + 1, out);
@@ -371,6 +388,7 @@ impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> 
                 part,
                 size: self.sizes[(x - self.n) as usize],
                 kind,
+                dynamic: self.decided.dynamic(x)?,
                 body: self.children(Some(x))?,
             }));
         }

@@ -386,6 +386,24 @@ impl Host for KernelHost {
             .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
     }
 
+    fn reducible(&self, dep: DepsId, d: StatementsId) -> bool {
+        self.position(dep, d).is_some_and(|(dependence, p, _)| {
+            dependence.reduction
+                && !self
+                    .kernel
+                    .target_reads(dependence.source, dependence.loops[p])
+        })
+    }
+
+    fn target_reads(&self, dep: DepsId, e: StatementsId) -> bool {
+        self.position(dep, e).is_some_and(|(dependence, p, _)| {
+            dependence.reduction
+                && self
+                    .kernel
+                    .target_reads(dependence.source, dependence.loops[p])
+        })
+    }
+
     fn coupled(&self, d: StatementsId, e: StatementsId) -> bool {
         match (self.dimension(d), self.dimension(e)) {
             (Some(d), Some(e)) if d.statement == e.statement && d.loop_id != e.loop_id => {
@@ -420,6 +438,10 @@ impl Host for KernelHost {
             }
             _ => false,
         }
+    }
+
+    fn unbalanced(&self, d: StatementsId) -> bool {
+        self.dims().into_iter().any(|e| self.coupled(d, e))
     }
 
     fn vectorizable(&self, d: StatementsId) -> bool {

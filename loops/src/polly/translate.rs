@@ -256,13 +256,13 @@ fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usiz
     // Matching nest[i] with polly[j], which k statements already match:
     // a first match with a statement writing memory counts most.
     let gain = |i: usize, j: usize, k: usize| {
-        (i < n && j < m && nest[i].1 == polly[j].depth && k < capacity[j]).then_some(
+        (i < n && j < m && nest[i].1 == polly[j].depth && k < capacity[j]).then(|| {
             if k == 0 && polly[j].writes_memory() {
                 2
             } else {
                 1
-            },
-        )
+            }
+        })
     };
     let mut best = vec![0usize; (n + 1) * (m + 1) * (most + 1)];
     for i in (0..=n).rev() {

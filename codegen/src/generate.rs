@@ -280,10 +280,11 @@ impl<'a> Generator<'a> {
                 model: self.model,
                 choice_modules: &self.choice_modules,
                 mask: &mask,
+                doc: &doc_lines,
             };
             propagators::emit(&names, self.sources.name(0))
         } else {
-            TokenStream::new()
+            propagators::tables_only(&doc_lines, self.sources.name(0))
         };
         quote! {
             #model

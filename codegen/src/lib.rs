@@ -172,6 +172,10 @@ impl FileLoader for InFolder {
     }
 }
 
+/// The environment variable that chooses [`Propagators`] for builders
+/// left at [`Propagators::Auto`]: `tables` or `compiled`.
+pub const PROPAGATORS_VARIABLE: &str = "COMMUTE_PROPAGATORS";
+
 /// Generates the code of one space into a file, from a build script.
 #[derive(Clone, Debug)]
 pub struct Builder {
@@ -198,7 +202,10 @@ impl Builder {
     /// Whether the space's propagators are compiled into the file
     /// ([`Propagators::Auto`] by default: unless the space is too large
     /// to compile quickly). [`Propagators::Tables`] leaves them out, so
-    /// that the engine filters every constraint from the tables.
+    /// that the engine filters every constraint from the tables. Left at
+    /// `Auto`, the environment variable `COMMUTE_PROPAGATORS` (`tables` or
+    /// `compiled`) decides, so that a build can fall back to the tables
+    /// without editing its build script.
     pub fn propagators(mut self, propagators: Propagators) -> Self {
         self.propagators = propagators;
         self
@@ -232,7 +239,13 @@ impl Builder {
             // exists.
             println!("cargo:rerun-if-changed={}", self.space.display());
         }
-        let code = generate_with(&compilation, self.propagators)?;
+        println!("cargo:rerun-if-env-changed={PROPAGATORS_VARIABLE}");
+        let propagators = match (self.propagators, std::env::var(PROPAGATORS_VARIABLE)) {
+            (Propagators::Auto, Ok(value)) if value == "tables" => Propagators::Tables,
+            (Propagators::Auto, Ok(value)) if value == "compiled" => Propagators::Compiled,
+            (chosen, _) => chosen,
+        };
+        let code = generate_with(&compilation, propagators)?;
         if !compilation.diagnostics.is_empty() {
             for line in compilation.render_diagnostics().lines() {
                 if !line.trim().is_empty() {

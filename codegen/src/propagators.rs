@@ -8,7 +8,8 @@
 //! Emitted only for spaces whose constraints have at most
 //! [`MAX_COMPILED_LITERALS`] literals in all (or as [`Propagators`] asks):
 //! a larger space keeps the tables alone, so that its crate's build stays
-//! short.
+//! short, its `Propagators` then an alias of the runtime's `Tables` (no
+//! filter), so that code naming it builds either way.
 
 use commute_model::{self as model, Model};
 use proc_macro2::{Ident, Literal as Lit, TokenStream};
@@ -24,13 +25,15 @@ pub enum Propagators {
     /// Always compiled.
     Compiled,
     /// Never: the engine filters every constraint from the tables (the
-    /// generated file is as it was before propagators were compiled).
+    /// generated file is as it was before propagators were compiled, but
+    /// for `Propagators`, an alias of the runtime's `compiled::Tables`).
     Tables,
 }
 
 /// Constraint literals above which [`Propagators::Auto`] keeps the tables
-/// alone: some 20 lines of Rust per constraint, and a few per literal.
-/// The largest bundled space (`limits_at_the_edge`) has 1,043 literals.
+/// alone: a few lines of Rust per literal (more for a mask of many
+/// values). The bundled spaces have at most 268 (`limits_at_the_edge`;
+/// the loop space 100).
 pub const MAX_COMPILED_LITERALS: usize = 4096;
 
 impl Propagators {
@@ -53,6 +56,8 @@ pub(crate) struct Names<'g> {
     pub model: &'static Model,
     pub choice_modules: &'g [Ident],
     pub mask: &'g dyn Fn(u16, u64) -> TokenStream,
+    /// Doc comment lines, wrapped as the rest of the file's.
+    pub doc: &'g dyn Fn(&[String]) -> TokenStream,
 }
 
 impl Names<'_> {
@@ -91,7 +96,7 @@ pub(crate) fn emit(names: &Names<'_>, main: &str) -> TokenStream {
             })
         }
     };
-    let docs = doc(&[
+    let docs = (names.doc)(&[
         format!("The propagators compiled from `{main}`: per constraint of [`MODEL`], the filter the engine runs on one of its instances, its literals' reads written out."),
         String::new(),
         "[`Backbone`] hands them to the engine, which compares them with its table-driven path in tests (`commute_runtime::compiled`).".to_string(),
@@ -121,6 +126,19 @@ pub(crate) fn emit(names: &Names<'_>, main: &str) -> TokenStream {
     }
 }
 
+/// `Propagators` of a space left to the tables: the same item, so that
+/// code naming it builds either way, with no filter (the `Backbone`
+/// then hands nothing over).
+pub(crate) fn tables_only(doc: &dyn Fn(&[String]) -> TokenStream, main: &str) -> TokenStream {
+    let docs = doc(&[
+        format!("No propagators are compiled from `{main}`: the engine filters every constraint of [`MODEL`] from the tables."),
+    ]);
+    quote! {
+        #docs
+        pub type Propagators = ::commute_runtime::compiled::Tables;
+    }
+}
+
 /// The two methods of the `Backbone` impl that hand the propagators over.
 pub(crate) fn backbone_methods() -> TokenStream {
     quote! {
@@ -146,7 +164,7 @@ fn filter_name(index: usize) -> Ident {
 /// settled as soon as one holds or two are unknown, then enforced.
 fn filter(names: &Names<'_>, index: usize, constraint: &model::ConstraintDef) -> TokenStream {
     let name = filter_name(index);
-    let docs = doc(&[format!(
+    let docs = (names.doc)(&[format!(
         "`{}`: {}",
         constraint.origin, constraint.description
     )]);
@@ -235,7 +253,10 @@ fn term(names: &Names<'_>, term: &model::Term) -> TokenStream {
         model::Term::Choice(instance) => {
             let choice = names.choice(instance.choice);
             let args = vars(instance.args);
-            quote!(clause.range(#choice, #args))
+            match names.model.choices[usize::from(instance.choice)].kind {
+                model::ChoiceKind::Counter(_) => quote!(clause.counter(#choice, #args)),
+                _ => quote!(clause.integer(#choice, #args)),
+            }
         }
         model::Term::Product(factors) => {
             let factors = factors.iter().map(|f| self::term(names, f));
@@ -247,16 +268,4 @@ fn term(names: &Names<'_>, term: &model::Term) -> TokenStream {
 fn vars(list: &[model::Var]) -> TokenStream {
     let list = list.iter().map(|&v| Lit::u8_unsuffixed(v));
     quote!(&[#(#list),*])
-}
-
-fn doc(lines: &[String]) -> TokenStream {
-    let lines = lines.iter().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#lines)*)
 }

@@ -59,8 +59,12 @@ pub trait Reads {
     /// when `negated`).
     fn property(&self, property: u16, args: &'static [Var], negated: bool) -> Status;
 
-    /// The range of an integer choice or counter `choice(args)`.
-    fn range(&self, choice: u16, args: &'static [Var]) -> Range;
+    /// The range of the values left to the integer choice instance
+    /// `choice(args)` (empty, `min > max`, when it has none).
+    fn integer(&self, choice: u16, args: &'static [Var]) -> Range;
+
+    /// The range of the counter instance `choice(args)`.
+    fn counter(&self, choice: u16, args: &'static [Var]) -> Range;
 
     /// The value of the `int` property `property(args)`, as a range.
     fn int_property(&self, property: u16, args: &'static [Var]) -> Range;

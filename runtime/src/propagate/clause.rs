@@ -61,10 +61,18 @@ impl Reads for Clause<'_, '_> {
         }
     }
 
+    /// `term_range` of an integer choice, its kind known.
     #[inline(always)]
-    fn range(&self, choice: u16, args: &'static [Var]) -> Range {
+    fn integer(&self, choice: u16, args: &'static [Var]) -> Range {
         self.propagator
-            .term_range(&Term::Choice(InstanceRef { choice, args }), self.binding)
+            .integer_range(&InstanceRef { choice, args }, self.binding)
+    }
+
+    /// `term_range` of a counter, its kind known.
+    #[inline(always)]
+    fn counter(&self, choice: u16, args: &'static [Var]) -> Range {
+        self.propagator
+            .counter_range(&InstanceRef { choice, args }, self.binding)
     }
 
     #[inline(always)]

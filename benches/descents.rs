@@ -5,18 +5,22 @@
 //! cargo bench --bench descents --no-run   # prints the binary's path
 //! valgrind --tool=callgrind BINARY ordering 300
 //! valgrind --tool=callgrind BINARY ordering 0   # the root's setup alone
+//! valgrind --tool=callgrind BINARY ordering 300 tables
 //! ```
 //!
 //! Instructions per decision: the difference of the two totals divided
 //! by the decisions printed. `gemm` (the loop space of `examples/gemm.c`)
 //! works the same way. Every leaf is hashed, as `commute bench --digest`
-//! does, so that the work cannot be optimized away.
+//! does, so that the work cannot be optimized away. A third argument,
+//! `tables`, leaves the space's generated propagators out (the engine's
+//! table-driven path, `Interpreted`); the hash printed is the same.
 
 use commute_loops::fnv::Fnv;
 use commute_loops::frontend::read_kernel;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone as LoopBackbone;
 use commute_loops::space::DECISION_PRIORITY;
+use commute_runtime::backbone::Interpreted;
 use commute_runtime::descent::{random_descent, Descent};
 use commute_runtime::{Backbone, Candidate};
 use commute_spaces::paper::ordering;
@@ -56,19 +60,32 @@ fn main() {
         .collect();
     let space = args.first().map_or("ordering", String::as_str);
     let descents = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(300);
+    let tables = args.get(2).is_some_and(|path| path == "tables");
     match space {
         "ordering" => {
-            let root = Candidate::new(ordering::Backbone(ordering::Chain(30)))
-                .expect("the ordering space is not empty");
-            descend(&root, ordering::MODEL.default_priority, descents);
+            let backbone = ordering::Backbone(ordering::Chain(30));
+            if tables {
+                let root =
+                    Candidate::new(Interpreted(backbone)).expect("the ordering space is not empty");
+                descend(&root, ordering::MODEL.default_priority, descents);
+            } else {
+                let root = Candidate::new(backbone).expect("the ordering space is not empty");
+                descend(&root, ordering::MODEL.default_priority, descents);
+            }
         }
         "gemm" => {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gemm.c");
             let source = std::fs::read_to_string(path).expect("examples/gemm.c is bundled");
             let kernel = read_kernel("examples/gemm.c", &source).expect("gemm.c is supported");
-            let root = Candidate::new(LoopBackbone(KernelHost::new(kernel)))
-                .expect("the gemm space is not empty");
-            descend(&root, &DECISION_PRIORITY, descents);
+            let backbone = LoopBackbone(KernelHost::new(kernel));
+            if tables {
+                let root =
+                    Candidate::new(Interpreted(backbone)).expect("the gemm space is not empty");
+                descend(&root, &DECISION_PRIORITY, descents);
+            } else {
+                let root = Candidate::new(backbone).expect("the gemm space is not empty");
+                descend(&root, &DECISION_PRIORITY, descents);
+            }
         }
         other => {
             eprintln!("unknown space `{other}`: ordering or gemm");

@@ -104,10 +104,10 @@ pub fn run(options: &Options) -> Result<Report, String> {
             ordering_engine(chain, options)?,
             loop_engine(LoopBackbone(host), options)?,
         ),
-        Tables::Loaded => (
-            ordering_engine(with_model(chain, ordering_tables(Tables::Loaded)?), options)?,
+        tables => (
+            ordering_engine(with_model(chain, ordering_tables(tables)?, tables), options)?,
             loop_engine(
-                with_model(LoopBackbone(host), loop_tables(Tables::Loaded)?),
+                with_model(LoopBackbone(host), loop_tables(tables)?, tables),
                 options,
             )?,
         ),

@@ -89,6 +89,12 @@ enum Command {
         /// must equal the one without).
         #[arg(long)]
         loaded: bool,
+        /// Use the generated tables without the space's generated
+        /// propagators: every constraint filtered by the engine's
+        /// table-driven path (with --digest, every line must equal the one
+        /// without).
+        #[arg(long, conflicts_with = "loaded")]
+        interpreted: bool,
     },
     /// Summarize a search journal and plot its best value so far against
     /// evaluations (SVG), next to baseline searches.
@@ -400,11 +406,12 @@ fn main() -> ExitCode {
             digest: true,
             scale,
             loaded,
+            interpreted,
             ..
         } => {
             let mut progress = |name: &str| eprintln!("{name}");
             exit_code(
-                digest::run(scale as usize, tables(loaded), &mut progress)
+                digest::run(scale as usize, tables(loaded, interpreted), &mut progress)
                     .and_then(|digest| show_report(&digest, json, digest::print)),
             )
         }
@@ -414,13 +421,14 @@ fn main() -> ExitCode {
             seconds,
             seed,
             loaded,
+            interpreted,
             ..
         } => {
             let options = bench::Options {
                 statements,
                 seconds,
                 seed,
-                tables: tables(loaded),
+                tables: tables(loaded, interpreted),
             };
             exit_code(
                 bench::run(&options).and_then(|report| show_report(&report, json, bench::print)),
@@ -429,10 +437,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// The tables `--loaded` asks for.
-fn tables(loaded: bool) -> digest::Tables {
+/// The tables `--loaded` or `--interpreted` asks for.
+fn tables(loaded: bool, interpreted: bool) -> digest::Tables {
     if loaded {
         digest::Tables::Loaded
+    } else if interpreted {
+        digest::Tables::Interpreted
     } else {
         digest::Tables::Generated
     }

@@ -11,6 +11,7 @@ use proc_macro2::{Ident, Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::names::{self, ident, is_snake_case, is_upper_case, Namespace};
+use crate::propagators::{self, Propagators};
 use crate::text::Located;
 use crate::Error;
 
@@ -18,6 +19,7 @@ use crate::Error;
 /// module the file is included into.
 const RESERVED_ITEMS: &[&str] = &[
     "MODEL",
+    "Propagators",
     "Host",
     "Backbone",
     "Vec",
@@ -48,13 +50,14 @@ const RESERVED_ITEMS: &[&str] = &[
 /// Methods every host has through `Host: Clone`.
 const RESERVED_METHODS: &[&str] = &["clone", "clone_from"];
 
-pub fn generate(compilation: &Compilation) -> Result<String, Error> {
+pub fn generate(compilation: &Compilation, propagators: Propagators) -> Result<String, Error> {
     let space = compilation
         .space
         .as_ref()
         .ok_or_else(|| Error::from_diagnostics(compilation))?;
     let model = crate::lower::lower(space, &compilation.sources);
-    let generator = Generator::new(space, model, &compilation.sources)?;
+    let mut generator = Generator::new(space, model, &compilation.sources)?;
+    generator.propagators = propagators.compiles(model);
     let tokens = generator.file();
     let file: syn::File = syn::parse2(tokens).map_err(|error| {
         Error::Unsupported(format!(
@@ -124,6 +127,8 @@ struct Generator<'a> {
     /// Per choice: the constants of its values then its aliases (enums).
     value_consts: Vec<Vec<Ident>>,
     alias_consts: Vec<Vec<Ident>>,
+    /// Whether the file includes the space's propagators (`Propagators`).
+    propagators: bool,
 }
 
 impl<'a> Generator<'a> {
@@ -247,6 +252,7 @@ impl<'a> Generator<'a> {
             choice_modules,
             value_consts,
             alias_consts,
+            propagators: false,
         })
     }
 
@@ -268,12 +274,25 @@ impl<'a> Generator<'a> {
         let host = self.host_trait();
         let backbone = self.backbone();
         let modules = self.choice_modules_decl();
+        let propagators = if self.propagators {
+            let mask = |choice: u16, values: u64| self.mask(choice, values);
+            let names = propagators::Names {
+                model: self.model,
+                choice_modules: &self.choice_modules,
+                mask: &mask,
+                doc: &doc_lines,
+            };
+            propagators::emit(&names, self.sources.name(0))
+        } else {
+            propagators::tables_only(&doc_lines, self.sources.name(0))
+        };
         quote! {
             #model
             #ids
             #host
             #backbone
             #modules
+            #propagators
         }
     }
 
@@ -892,6 +911,11 @@ impl<'a> Generator<'a> {
              get an empty list, `false` or `0`."
                 .to_string(),
         ]);
+        let compiled = if self.propagators {
+            propagators::backbone_methods()
+        } else {
+            TokenStream::new()
+        };
         quote! {
             #docs
             #[derive(Clone, Debug)]
@@ -911,6 +935,8 @@ impl<'a> Generator<'a> {
                 #list_property
 
                 #callback
+
+                #compiled
             }
         }
     }

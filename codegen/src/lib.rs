@@ -13,7 +13,12 @@
 //!   which a kernel's description implements;
 //! - `Backbone<H: Host>`, the adapter the engine takes;
 //! - per choice a module with its index (`CHOICE`) and, for enum choices,
-//!   one mask constant per value and alias.
+//!   one mask constant per value and alias;
+//! - `Propagators`, the space's constraint filters written out per
+//!   constraint (`commute_runtime::compiled`), which `Backbone` hands to
+//!   the engine; left out for a space of more than
+//!   [`MAX_COMPILED_LITERALS`] literals, or when [`Builder::propagators`]
+//!   asks for the tables alone.
 //!
 //! Use it from a build script, like `prost-build` or `lalrpop`:
 //!
@@ -38,6 +43,7 @@
 mod generate;
 mod lower;
 mod names;
+mod propagators;
 mod text;
 
 use std::fmt;
@@ -45,6 +51,8 @@ use std::path::{Path, PathBuf};
 
 use commute_dsl::{Compilation, FileLoader, FsLoader};
 use commute_model::Model;
+
+pub use propagators::{Propagators, MAX_COMPILED_LITERALS};
 
 /// Why code could not be generated.
 #[derive(Debug)]
@@ -113,7 +121,13 @@ impl std::error::Error for Error {
 /// with [`Error::Unsupported`] for names that clash in Rust.
 /// The output depends only on the compilation: two runs give the same text.
 pub fn generate(compilation: &Compilation) -> Result<String, Error> {
-    generate::generate(compilation)
+    generate::generate(compilation, Propagators::Auto)
+}
+
+/// [`generate`], the space's propagators compiled or not as `propagators`
+/// says.
+pub fn generate_with(compilation: &Compilation, propagators: Propagators) -> Result<String, Error> {
+    generate::generate(compilation, propagators)
 }
 
 /// The tables of a compiled space, built in memory: the same values
@@ -158,12 +172,17 @@ impl FileLoader for InFolder {
     }
 }
 
+/// The environment variable that chooses [`Propagators`] for builders
+/// left at [`Propagators::Auto`]: `tables` or `compiled`.
+pub const PROPAGATORS_VARIABLE: &str = "COMMUTE_PROPAGATORS";
+
 /// Generates the code of one space into a file, from a build script.
 #[derive(Clone, Debug)]
 pub struct Builder {
     space: PathBuf,
     out_dir: Option<PathBuf>,
     out_file: Option<PathBuf>,
+    propagators: Propagators,
 }
 
 impl Builder {
@@ -176,7 +195,20 @@ impl Builder {
             space: space.as_ref().to_path_buf(),
             out_dir: None,
             out_file: None,
+            propagators: Propagators::Auto,
         }
+    }
+
+    /// Whether the space's propagators are compiled into the file
+    /// ([`Propagators::Auto`] by default: unless the space is too large
+    /// to compile quickly). [`Propagators::Tables`] leaves them out, so
+    /// that the engine filters every constraint from the tables. Left at
+    /// `Auto`, the environment variable `COMMUTE_PROPAGATORS` (`tables` or
+    /// `compiled`) decides, so that a build can fall back to the tables
+    /// without editing its build script.
+    pub fn propagators(mut self, propagators: Propagators) -> Self {
+        self.propagators = propagators;
+        self
     }
 
     /// The directory to write into; `OUT_DIR` by default.
@@ -207,7 +239,13 @@ impl Builder {
             // exists.
             println!("cargo:rerun-if-changed={}", self.space.display());
         }
-        let code = generate(&compilation)?;
+        println!("cargo:rerun-if-env-changed={PROPAGATORS_VARIABLE}");
+        let propagators = match (self.propagators, std::env::var(PROPAGATORS_VARIABLE)) {
+            (Propagators::Auto, Ok(value)) if value == "tables" => Propagators::Tables,
+            (Propagators::Auto, Ok(value)) if value == "compiled" => Propagators::Compiled,
+            (chosen, _) => chosen,
+        };
+        let code = generate_with(&compilation, propagators)?;
         if !compilation.diagnostics.is_empty() {
             for line in compilation.render_diagnostics().lines() {
                 if !line.trim().is_empty() {

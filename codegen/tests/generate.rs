@@ -250,3 +250,66 @@ fn builder_reports_a_missing_space() {
         other => panic!("expected diagnostics, got {other:?}"),
     }
 }
+
+/// The ordering listing's propagators: one filter per constraint, each
+/// literal's read with its choice and value masks as constants, a comment
+/// naming the constraint's line; `Propagators::Tables` leaves them out,
+/// and the `Backbone` then does not hand them over.
+#[test]
+fn propagators_are_compiled_per_constraint_unless_tables_are_asked_for() {
+    use commute_codegen::{generate_with, Propagators};
+    let path = workspace_root().join("spaces/paper/listing07_ordering.space");
+    let compilation = compile(&path);
+    let code = generate(&compilation).expect("generates");
+    assert_eq!(
+        code,
+        generate_with(&compilation, Propagators::Compiled).expect("generates")
+    );
+    for expected in [
+        "pub struct Propagators;",
+        "impl ::commute_runtime::compiled::Propagators for Propagators {",
+        "fn compiled_for(&self) -> Option<&'static ::commute_runtime::Model> {",
+        "fn constraint_0<C: ::commute_runtime::compiled::Reads>(",
+        "fn constraint_7<C: ::commute_runtime::compiled::Reads>(",
+        "clause.same(order::CHOICE, &[0, 2], &[1, 2], true)",
+        "order::BEFORE | order::AFTER | order::INNER | order::OUTER,",
+        "listing07_ordering.space:40`:",
+        "/// order($a, $c) == order($b, $c)\n    #[inline]\n    fn constraint_0<",
+    ] {
+        assert!(code.contains(expected), "missing `{expected}`:\n{code}");
+    }
+    assert!(!code.contains("fn constraint_8<"));
+    let tables = generate_with(&compilation, Propagators::Tables).expect("generates");
+    assert!(tables.contains("pub type Propagators = ::commute_runtime::compiled::Tables;"));
+    assert!(!tables.contains("fn constraint_"), "{tables}");
+    assert!(!tables.contains("fn compiled_for"));
+    assert!(syn::parse_file(&tables).is_ok());
+    assert!(tables.len() < code.len());
+}
+
+/// `Propagators::Auto` keeps the tables alone past the limit of literals.
+#[test]
+fn a_space_past_the_literal_limit_keeps_the_tables_alone() {
+    use commute_codegen::MAX_COMPILED_LITERALS;
+    // One constraint of two literals per line, a little past the limit.
+    let constraints = MAX_COMPILED_LITERALS / 2 + 1;
+    let mut space = String::from("set S\nchoice enum c($a in S):\n  value X\n  value Y\nend\n");
+    for _ in 0..constraints {
+        space.push_str("require forall $a in S, $b in S: c($a) is X || c($b) is Y\n");
+    }
+    let compilation = compile_with("big.space", &MemoryLoader::new().with("big.space", &space));
+    let code = generate(&compilation).expect("generates");
+    assert!(!code.contains("pub struct Propagators;"));
+    assert!(code.contains("pub type Propagators = ::commute_runtime::compiled::Tables;"));
+    let small = compile_with(
+        "small.space",
+        &MemoryLoader::new().with(
+            "small.space",
+            "set S\nchoice enum c($a in S):\n  value X\n  value Y\nend\n\
+             require forall $a in S, $b in S: c($a) is X || c($b) is Y\n",
+        ),
+    );
+    assert!(generate(&small)
+        .expect("generates")
+        .contains("pub struct Propagators;"));
+}

@@ -12,7 +12,8 @@ use crate::check::{self, Violation};
 use crate::layout::{Layout, LayoutError};
 use crate::model::{ChoiceKind, Model, Symmetry, TriggerAction};
 use crate::propagate::{
-    emptied_dead_end, read_counter, read_mask, Propagator, Reason, Scratch, NO_REASON, VALUE_SLOTS,
+    emptied_dead_end, read_counter, read_mask, Clause, Dispatch, Propagator, Reason, Scratch,
+    NO_REASON, VALUE_SLOTS,
 };
 
 /// Why a candidate could not be created.
@@ -101,6 +102,16 @@ pub struct Candidate<B: Backbone> {
     /// instance starts there. Domains only narrow between the fills that
     /// reset it (see [`Candidate::next_open_mut`]).
     open_from: [u32; OPEN_HINTS],
+    /// The backbone's generated filters, when they were written for the
+    /// layout's tables (see [`crate::compiled`]).
+    compiled: Option<Dispatch>,
+}
+
+/// The generated filter of a clause's constraint, through the backbone
+/// type's propagators: instantiated once per backbone type, the
+/// generated code inlined with the propagator's reads.
+fn compiled_filter<B: Backbone>(clause: &mut Clause<'_, '_>) -> Option<Result<(), DeadEnd>> {
+    B::filter(clause.constraint, clause)
 }
 
 /// Choices whose settled instances a candidate remembers (the first ones
@@ -117,6 +128,7 @@ impl<B: Backbone> Clone for Candidate<B> {
             reasons: self.reasons.clone(),
             scratch: Scratch::default(),
             open_from: self.open_from,
+            compiled: self.compiled,
         }
     }
 }
@@ -136,7 +148,13 @@ impl<B: Backbone> Candidate<B> {
     /// The candidate's storage for a backbone, every word zero.
     fn laid_out(backbone: B) -> Result<Self, CandidateError> {
         let layout = Layout::new(&backbone).map_err(CandidateError::Layout)?;
+        // Generated filters index the tables they were written with.
+        let compiled = backbone
+            .compiled_for()
+            .filter(|&model| std::ptr::eq(model, layout.model))
+            .map(|_| compiled_filter::<B> as Dispatch);
         Ok(Candidate {
+            compiled,
             words: vec![0; layout.words],
             backbone: Arc::new(backbone),
             layout: Arc::new(layout),
@@ -145,6 +163,12 @@ impl<B: Backbone> Candidate<B> {
             scratch: Scratch::default(),
             open_from: [0; OPEN_HINTS],
         })
+    }
+
+    /// Whether constraints are filtered by the propagators generated for
+    /// the space (see [`crate::compiled`]) rather than from the tables.
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.is_some()
     }
 
     /// Like [`Candidate::new`], keeping explanations: when a decision is
@@ -257,6 +281,7 @@ impl<B: Backbone> Candidate<B> {
         let model = layout.model;
         let mut propagator =
             Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
+        propagator.compiled = self.compiled;
         // Counters read bit planes.
         propagator.rebuild_planes();
         // Counters of counters: repeat until stable (the checker rejects
@@ -621,6 +646,7 @@ impl<B: Backbone> Candidate<B> {
             words,
             reasons,
             scratch,
+            compiled,
             ..
         } = self;
         let mut propagator = Propagator::with_scratch(
@@ -629,6 +655,7 @@ impl<B: Backbone> Candidate<B> {
             reasons.as_deref_mut(),
             std::mem::take(scratch),
         );
+        propagator.compiled = *compiled;
         // The instance keeps some of its values: this write cannot fail.
         let propagated = propagator
             .restrict_instance(choice, index, false, values)

@@ -14,6 +14,7 @@ pub mod backbone;
 mod binding;
 pub mod candidate;
 pub mod check;
+pub mod compiled;
 pub mod count;
 pub mod descent;
 pub mod estimate;

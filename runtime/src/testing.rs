@@ -1,24 +1,49 @@
 //! A backbone for any space, drawn at random from a seed: for property
 //! tests that compare propagation with brute force, and for benchmarks.
 
+use std::marker::PhantomData;
+
 use crate::backbone::{Backbone, ObjectId};
+use crate::compiled::{Propagators, Reads, Tables};
 use crate::model::{Model, PropertyType};
 
 /// Random objects and properties for the sets of a model: every root set
-/// gets `size` objects, every subset a random part of its superset.
-#[derive(Clone, Debug)]
-pub struct RandomBackbone {
+/// gets `size` objects, every subset a random part of its superset. The
+/// engine filters constraints with the propagators `P` (by default none:
+/// from the tables).
+#[derive(Debug)]
+pub struct RandomBackbone<P: Propagators = Tables> {
     model: &'static Model,
     seed: u64,
     /// Objects of each root set (others derive from them).
     size: u32,
+    propagators: PhantomData<P>,
+}
+
+impl<P: Propagators> Clone for RandomBackbone<P> {
+    fn clone(&self) -> Self {
+        RandomBackbone { ..*self }
+    }
 }
 
 impl RandomBackbone {
     /// A backbone of `model` drawn from `seed`, `size` objects per root
     /// set.
     pub fn new(model: &'static Model, seed: u64, size: u32) -> Self {
-        RandomBackbone { model, seed, size }
+        RandomBackbone::with_propagators(model, seed, size)
+    }
+}
+
+impl<P: Propagators> RandomBackbone<P> {
+    /// [`RandomBackbone::new`] whose constraints the engine filters with
+    /// the propagators `P`, where they were generated for `model`.
+    pub fn with_propagators(model: &'static Model, seed: u64, size: u32) -> Self {
+        RandomBackbone {
+            model,
+            seed,
+            size,
+            propagators: PhantomData,
+        }
     }
 
     fn draw(&self, parts: &[u64]) -> u64 {
@@ -56,7 +81,7 @@ fn splitmix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-impl Backbone for RandomBackbone {
+impl<P: Propagators> Backbone for RandomBackbone<P> {
     fn model(&self) -> &'static Model {
         self.model
     }
@@ -95,4 +120,13 @@ impl Backbone for RandomBackbone {
     }
 
     fn callback(&mut self, _callback: u16, _args: &[ObjectId]) {}
+
+    fn compiled_for(&self) -> Option<&'static Model> {
+        P::model()
+    }
+
+    #[inline(always)]
+    fn filter<C: Reads>(constraint: u16, clause: &mut C) -> Option<Result<(), C::Error>> {
+        P::filter(constraint, clause)
+    }
 }

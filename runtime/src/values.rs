@@ -13,16 +13,21 @@ pub(crate) const NOT_MEMBER: u64 = 1 << QUOTIENT_FALSE;
 
 /// What a literal is known to be under the current domains.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Status {
+pub enum Status {
+    /// Holds whatever is decided next.
     True,
+    /// Cannot hold any more.
     False,
+    /// May still hold or not.
     Unknown,
 }
 
 /// The inclusive range a term may take.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Range {
+pub struct Range {
+    /// The smallest value (above `max` when there is none).
     pub min: i64,
+    /// The largest value.
     pub max: i64,
 }
 

@@ -152,6 +152,44 @@ pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
     ]
 }
 
+/// What [`visit_models`] calls for each space of [`models`], with the
+/// type of its generated propagators.
+pub trait VisitModel {
+    /// One space: its name (as in [`models`]), tables and propagators.
+    fn visit<P: commute_runtime::compiled::Propagators>(
+        &mut self,
+        name: &'static str,
+        model: &'static commute_runtime::Model,
+    );
+}
+
+/// Calls `visitor` with every space of [`models`], in the same order, and
+/// its generated `Propagators`: for tests and digests that run the
+/// compiled path on backbones that are not generated (random ones).
+pub fn visit_models(visitor: &mut impl VisitModel) {
+    visitor.visit::<paper::ordering::Propagators>("ordering", &paper::ordering::MODEL);
+    visitor.visit::<corpus::product::Propagators>("product", &corpus::product::MODEL);
+    visitor.visit::<corpus::enum_requires::Propagators>(
+        "enum_requires",
+        &corpus::enum_requires::MODEL,
+    );
+    visitor.visit::<corpus::integers::Propagators>("integers", &corpus::integers::MODEL);
+    visitor.visit::<corpus::counters::Propagators>("counters", &corpus::counters::MODEL);
+    visitor.visit::<corpus::symmetric::Propagators>("symmetric", &corpus::symmetric::MODEL);
+    visitor.visit::<corpus::quotient::Propagators>("quotient", &corpus::quotient::MODEL);
+    visitor.visit::<corpus::triggers::Propagators>("triggers", &corpus::triggers::MODEL);
+    visitor.visit::<corpus::parametrized_sets::Propagators>(
+        "parametrized_sets",
+        &corpus::parametrized_sets::MODEL,
+    );
+    visitor
+        .visit::<corpus::divisibility::Propagators>("divisibility", &corpus::divisibility::MODEL);
+    visitor.visit::<corpus::every_construct::Propagators>(
+        "every_construct",
+        &corpus::every_construct::MODEL,
+    );
+}
+
 /// The source file of each space of [`models`], by the same name, relative
 /// to this package's folder ([`package_dir`]), as its build script names
 /// it: [`commute_codegen::load_in`] of the two gives the very tables the

@@ -2,30 +2,47 @@
 //! generated test space: the leaves reachable by `apply` and propagation
 //! are exactly the assignments the checker accepts, whatever the order of
 //! decisions; so propagation never removes a value of a solution, and dead
-//! ends come back as values. `COMMUTE_PROPAGATION_CASES` sets the number of
-//! cases (default 96).
+//! ends come back as values. Each case runs on both paths of the engine:
+//! the space's generated propagators and the table-driven filters.
+//! `COMMUTE_PROPAGATION_CASES` sets the number of cases (default 96).
 
+use commute_runtime::compiled::{Propagators, Tables};
 use commute_runtime::explore::{brute_force, enumerate};
 use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Candidate, CandidateError, Model};
+use commute_spaces::VisitModel;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
+/// One case on one path: a random backbone compared with brute force.
+type Compare = fn(&'static Model, u64, u32) -> Result<bool, TestCaseError>;
+
 /// Every bundled space but the product space, whose leaves are all
-/// valid and which adds nothing here.
-fn models() -> Vec<&'static Model> {
-    commute_spaces::models()
-        .into_iter()
-        .filter(|(name, _)| *name != "product")
-        .map(|(_, model)| model)
-        .collect()
+/// valid and which adds nothing here, with the comparison through its
+/// generated propagators and through the tables.
+fn models() -> Vec<(&'static Model, Compare, Compare)> {
+    struct Collect(Vec<(&'static Model, Compare, Compare)>);
+    impl VisitModel for Collect {
+        fn visit<P: Propagators>(&mut self, name: &'static str, model: &'static Model) {
+            if name != "product" {
+                self.0.push((model, compare::<P>, compare::<Tables>));
+            }
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    commute_spaces::visit_models(&mut collect);
+    collect.0
 }
 
 /// Assignments brute force may try per case.
 const BRUTE_FORCE_LIMIT: u64 = 40_000;
 
-fn compare(model: &'static Model, seed: u64, size: u32) -> Result<bool, TestCaseError> {
-    let backbone = RandomBackbone::new(model, seed, size);
+fn compare<P: Propagators>(
+    model: &'static Model,
+    seed: u64,
+    size: u32,
+) -> Result<bool, TestCaseError> {
+    let backbone = RandomBackbone::<P>::with_propagators(model, seed, size);
     let Ok(mut expected) = brute_force(backbone.clone(), BRUTE_FORCE_LIMIT) else {
         return Ok(false); // Too large to enumerate: not a case.
     };
@@ -43,6 +60,8 @@ fn compare(model: &'static Model, seed: u64, size: u32) -> Result<bool, TestCase
         }
         Err(other) => return Err(TestCaseError::fail(format!("{}: {other}", model.name))),
     };
+    // The path this case is meant to run.
+    prop_assert_eq!(root.is_compiled(), P::model().is_some(), "{}", model.name);
     let instances = root.instances(&[]);
     let forward: Vec<u16> = model.default_priority.to_vec();
     let backward: Vec<u16> = forward.iter().rev().copied().collect();
@@ -92,7 +111,10 @@ fn leaves_are_exactly_the_assignments_the_checker_accepts() {
         models.iter().map(|_| std::cell::Cell::new(0)).collect();
     let strategy = (0..models.len(), any::<u64>(), 1u32..=3);
     let result = runner.run(&strategy, |(which, seed, size)| {
-        if compare(models[which], seed, size)? {
+        let (model, compiled, tables) = models[which];
+        let counted = compiled(model, seed, size)?;
+        prop_assert_eq!(tables(model, seed, size)?, counted);
+        if counted {
             compared[which].set(compared[which].get() + 1);
         }
         Ok(())
@@ -101,7 +123,7 @@ fn leaves_are_exactly_the_assignments_the_checker_accepts() {
         panic!("{error}");
     }
     let compared: Vec<usize> = compared.iter().map(std::cell::Cell::get).collect();
-    for (model, count) in models.iter().zip(&compared) {
+    for ((model, _, _), count) in models.iter().zip(&compared) {
         eprintln!("{}: {count} backbones compared", model.name);
     }
     assert!(

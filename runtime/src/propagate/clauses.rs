@@ -4,7 +4,7 @@
 //! their constraint and bindings. Reads literal statuses and enforcement
 //! (`literals`).
 
-use super::state::{Flow, Propagator, Reason};
+use super::state::{Clause, Flow, Propagator, Reason};
 use crate::action::DeadEnd;
 use crate::backbone::ObjectId;
 use crate::binding::Binding;
@@ -27,6 +27,19 @@ impl<'a> Propagator<'a> {
 
     #[inline(always)]
     fn filter_with(&mut self, constraint: u16, b: &Binding, properties_false: bool) -> Flow {
+        // The constraint's generated filter, if the candidate has them:
+        // the same statuses read in the same order, the same enforcement.
+        if let Some(dispatch) = self.compiled {
+            let mut clause = Clause {
+                propagator: self,
+                binding: b,
+                constraint,
+                properties_known: properties_false,
+            };
+            if let Some(flow) = dispatch(&mut clause) {
+                return flow;
+            }
+        }
         let def = &self.model().constraints[constraint as usize];
         let mut unknown = None;
         for literal in def.literals {

@@ -28,31 +28,42 @@ impl<'a> Propagator<'a> {
                 Range { min: v, max: v }
             }
             Term::Choice(inst) => match self.model().choices[inst.choice as usize].kind {
-                // As `counter`, the instance found by the binding.
-                ChoiceKind::Counter(_) => match self.locate_ref(inst, b) {
-                    Some((_, word, _)) => Range {
-                        min: self.words[word] as i64,
-                        max: self.words[word + 1] as i64,
-                    },
-                    None => Range { min: 0, max: 0 },
-                },
-                _ => {
-                    let (universe, mask, _) = self.integer_values_of(inst, b);
-                    if mask == 0 || universe.is_empty() {
-                        return Range {
-                            min: i64::MAX,
-                            max: i64::MIN,
-                        };
-                    }
-                    let low = mask.trailing_zeros() as usize;
-                    let high = 63 - mask.leading_zeros() as usize;
-                    Range {
-                        min: universe[low.min(universe.len() - 1)],
-                        max: universe[high.min(universe.len() - 1)],
-                    }
-                }
+                ChoiceKind::Counter(_) => self.counter_range(inst, b),
+                _ => self.integer_range(inst, b),
             },
             Term::Product(factors) => product_range(factors.iter().map(|f| self.term_range(f, b))),
+        }
+    }
+
+    /// The range of the counter instance `inst` under `b` (as `counter`,
+    /// the instance found by the binding).
+    #[inline(always)]
+    pub(super) fn counter_range(&self, inst: &InstanceRef, b: &Binding) -> Range {
+        match self.locate_ref(inst, b) {
+            Some((_, word, _)) => Range {
+                min: self.words[word] as i64,
+                max: self.words[word + 1] as i64,
+            },
+            None => Range { min: 0, max: 0 },
+        }
+    }
+
+    /// The range of the values left to the integer instance `inst` under
+    /// `b` (empty, `min > max`, when it has none).
+    #[inline(always)]
+    pub(super) fn integer_range(&self, inst: &InstanceRef, b: &Binding) -> Range {
+        let (universe, mask, _) = self.integer_values_of(inst, b);
+        if mask == 0 || universe.is_empty() {
+            return Range {
+                min: i64::MAX,
+                max: i64::MIN,
+            };
+        }
+        let low = mask.trailing_zeros() as usize;
+        let high = 63 - mask.leading_zeros() as usize;
+        Range {
+            min: universe[low.min(universe.len() - 1)],
+            max: universe[high.min(universe.len() - 1)],
         }
     }
 

@@ -8,6 +8,7 @@
 //! candidate uses.
 
 mod back_propagate;
+mod clause;
 mod clauses;
 mod counters;
 mod domains;
@@ -26,4 +27,4 @@ mod state;
 mod visits;
 
 pub(crate) use domains::{emptied_dead_end, read_counter, read_mask};
-pub(crate) use state::{Propagator, Reason, Scratch, NO_REASON, VALUE_SLOTS};
+pub(crate) use state::{Clause, Dispatch, Propagator, Reason, Scratch, NO_REASON, VALUE_SLOTS};

@@ -48,7 +48,28 @@ pub(crate) struct Propagator<'a> {
     /// changed instance: its constraint, the instance's word and its value
     /// (see [`Propagator::mirrored_visit`]).
     pub(super) mirror: Option<(u16, usize, u64)>,
+    /// The filters generated for the space, when the candidate has them
+    /// for its layout's tables (see [`Clause`]); otherwise every
+    /// constraint instance is filtered from the tables.
+    pub(crate) compiled: Option<Dispatch>,
 }
+
+/// One constraint instance being filtered by the filters generated for
+/// the space: the propagator, the objects bound to the constraint's
+/// variables, and whether the visit checked its property literals false
+/// already. Generated code reads it through
+/// [`crate::compiled::Reads`] (implemented in `clause`).
+pub(crate) struct Clause<'p, 'a> {
+    pub propagator: &'p mut Propagator<'a>,
+    pub binding: &'p Binding,
+    pub constraint: u16,
+    pub properties_known: bool,
+}
+
+/// Runs the generated filter of a clause's constraint (`None` when there
+/// is none): a function of the backbone's type, which the candidate
+/// instantiates with [`Clause`] for the generated code's reads.
+pub(crate) type Dispatch = for<'r, 'p, 'a> fn(&'r mut Clause<'p, 'a>) -> Option<Flow>;
 
 /// An instance taken from the queue, as [`Propagator::run`] hands it to
 /// [`Propagator::on_change`].
@@ -156,6 +177,7 @@ impl<'a> Propagator<'a> {
             writes: 0,
             row_ors,
             mirror: None,
+            compiled: None,
         }
     }
 

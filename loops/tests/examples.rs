@@ -307,6 +307,25 @@ const EXAMPLES: &[Example] = &[
         nest: None,
         dumps: &[("C", 20 * 24)],
     },
+    Example {
+        name: "contraction",
+        loops: &[
+            ("r in [0, NR)", None),
+            ("q in [0, NQ)", Some(0)),
+            ("p in [0, NP)", Some(1)),
+            ("s in [0, NS)", Some(2)),
+            ("p in [0, NP)", Some(1)),
+        ],
+        statements: &[
+            (&[0, 1, 2], "acc[p] <- "),
+            (&[0, 1, 2, 3], "acc[p] <- acc[p], X[r][q][s], W[s][p]"),
+            (&[0, 1, 4], "Y[r][q][p] <- scale, acc[p]"),
+        ],
+        facts: contraction,
+        small: &[("NR", 6), ("NQ", 5), ("NP", 8), ("NS", 7)],
+        nest: None,
+        dumps: &[("Y", 6 * 5 * 8)],
+    },
 ];
 
 /// How long a compilation or a run may take before it is killed.
@@ -464,6 +483,23 @@ fn bilinear(c: &Check) {
         c.shown()
     );
     assert!(c.kernel.reduction(StatementId(0)).is_some());
+}
+
+/// Y[r][q] = scale * X[r][q] * W through one row `acc`: the row is
+/// reused by every (r, q), so r and q carry its dependences, s carries the
+/// accumulation (a reduction), and no `p` loop carries anything (each p
+/// has its own element).
+fn contraction(c: &Check) {
+    c.assert_carrying(&[0, 1, 3]);
+    assert!(c.kernel.reduction(StatementId(1)).is_some());
+    let accumulate = c.expect_distances(
+        Kind::Flow,
+        1,
+        1,
+        "acc",
+        &[Exact(0), Exact(0), Exact(0), PLUS],
+    );
+    assert!(accumulate.reduction, "{}", c.shown());
 }
 
 /// tmp = alpha * A * B (S0 zeroes, S1 accumulates over k = L2), then
@@ -805,6 +841,7 @@ reading_tests! {
     matmul_pointers_is_read_with_its_structure_and_dependences: "matmul-pointers",
     abt_is_read_with_its_structure_and_dependences: "abt",
     bilinear_is_read_with_its_structure_and_dependences: "bilinear",
+    contraction_is_read_with_its_structure_and_dependences: "contraction",
 }
 
 #[test]

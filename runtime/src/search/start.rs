@@ -31,25 +31,22 @@ pub fn path_to<B: Backbone>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::baselines::{descend, Pick};
-    use crate::search::harness::{Budget, Harness, NoBound, Outcome, SearchConfig};
     use crate::search::unconstrained::MODEL;
     use crate::testing::RandomBackbone;
 
     #[test]
     fn the_path_to_a_leaf_replays_to_it_in_priority_order() {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
-        let mut evaluate = |_: &Candidate<RandomBackbone>| Outcome::ok(0.0);
-        let config = SearchConfig {
-            seed: 5,
-            budget: Budget::evaluations(1),
-            priority: Vec::new(),
-        };
-        let mut harness = Harness::new(&mut evaluate, &config);
-        for _ in 0..5 {
-            let mut drawn = Vec::new();
-            let leaf =
-                descend(&root, &mut drawn, &mut harness, &Pick::Uniform, &NoBound).expect("a leaf");
+        for seed in 0..5usize {
+            // A leaf taking the values `seed` picks, in reverse order of
+            // instances (not the path's order).
+            let mut leaf = root.clone();
+            for (k, instance) in root.instances(&[]).into_iter().rev().enumerate() {
+                let values = leaf.alternatives(&instance);
+                if let Some(action) = values.get((seed + k) % values.len().max(1)) {
+                    leaf.apply(action).expect("values hold");
+                }
+            }
             let path = path_to(&root, &leaf, &[]).expect("a path");
             let mut replayed = root.clone();
             for action in &path {

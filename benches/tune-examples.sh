@@ -64,6 +64,15 @@ large_sizes() {
   esac
 }
 
+# Options an example needs beside its sizes: the nest of a file with
+# several and no `#pragma scop` region.
+example_options() {
+  case $1 in
+    matmul-pointers) echo "--nest matmul" ;;
+    *) echo "" ;;
+  esac
+}
+
 # The minimum over RUNS timed runs after a warm-up, of the time the
 # program prints (-DPOLYBENCH_TIME).
 time_binary() {
@@ -119,7 +128,7 @@ for name in $EXAMPLES; do
   pollyp_t=$(build_and_time "$name" polly-parallel clang-22 -fopenmp -mllvm -polly -mllvm -polly-parallel)
   log="$WORK/$name-tune.log"
   # shellcheck disable=SC2086
-  "$COMMUTE" tune "examples/$name.c" "${limit[@]}" --threads "$THREADS" --cc clang-22 \
+  "$COMMUTE" tune "examples/$name.c" $(example_options "$name") "${limit[@]}" --threads "$THREADS" --cc clang-22 \
     --work-dir "$WORK/$name" -o "$WORK/$name.tuned.c" -- $CFLAGS $SIZES $(example_sizes "$name") >"$log" 2>"$log.err" || true
   tuned_t=$(sed -n 's/^best: \([0-9.]*\) s.*/\1/p' "$log")
   evaluations=$(sed -n 's/.* after \([0-9]*\) evaluations.*/\1/p' "$log" | head -n1)

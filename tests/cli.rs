@@ -1641,7 +1641,11 @@ fn show_polly_prints_polly_s_schedule_and_tune_starts_from_it() {
     if clang != "clang-22" && !shown.status.success() {
         return; // Another clang, maybe without Polly: the schedules below are clang-22's.
     }
-    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
     let stdout = String::from_utf8_lossy(&shown.stdout).into_owned();
     // clang-22's Polly tiles both statements by 32 and runs `k` inside
     // `j` (the original nests `j` inside `k`).

@@ -61,6 +61,9 @@ fn the_tutorials_commands_print_what_it_shows() {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .expect("a PATH");
+    // The page's journal goes to `target/`, which a build with another
+    // CARGO_TARGET_DIR does not create.
+    std::fs::create_dir_all(root.join("target")).expect("create target/");
     let _ = std::fs::remove_file(root.join("target/tutorial-search.jsonl"));
     for step in steps {
         let output = Command::new("sh")

@@ -430,9 +430,12 @@ fn a_candidate_far_slower_than_the_best_is_cut_off_after_one_run() {
         "{}",
         measured.summary()
     );
-    assert_eq!(runs_of(&harness.build_dir(&slow)), (1, 0));
+    // One timed run; the check build was neither run nor built.
+    let build = harness.build_dir(&slow);
+    assert_eq!(runs_of(&build), (0, 1));
+    assert!(!build.join("kernel").exists());
     let phases = harness.last_phases();
-    assert!(phases.check >= 0.3 && phases.timing == 0.0, "{phases:?}");
+    assert!(phases.timing >= 0.3 && phases.check == 0.0, "{phases:?}");
     // With the cut-off off, it is timed in full.
     let mut config = config(cc(), &dir);
     config.work_dir = dir.0.join("work-full");
@@ -482,11 +485,12 @@ fn a_batch_is_built_in_parallel_before_anything_runs() {
     harness.prepare(&refs);
     assert_eq!(harness.compiles(), 4);
     for source in &sources {
+        // The timing build only: the check build waits for a first run
+        // within the cut-off.
         let build = harness.build_dir(source);
-        for binary in ["kernel", "timed/kernel"] {
-            let log = std::fs::read_to_string(build.join(binary).with_file_name("compile.log"));
-            assert!(build.join(binary).is_file(), "{binary}: {log:?}");
-        }
+        let log = std::fs::read_to_string(build.join("timed/compile.log"));
+        assert!(build.join("timed/kernel").is_file(), "{log:?}");
+        assert!(!build.join("kernel").exists());
         assert_eq!(runs_of(&build), (0, 0), "built, not run");
     }
     // Prepared again: nothing is rebuilt.
@@ -496,6 +500,7 @@ fn a_batch_is_built_in_parallel_before_anything_runs() {
     for source in &sources {
         assert!(harness.evaluate(source).is_timed());
         compile += harness.last_phases().compile;
+        assert!(harness.build_dir(source).join("kernel").is_file());
     }
     assert_eq!(harness.compiles(), 4);
     assert!(compile > 0.0);
@@ -554,7 +559,7 @@ fn a_timing_build_that_lost_its_kernel_gives_way_to_the_check_build() {
 }
 
 #[test]
-fn a_check_run_whose_kernel_outlasts_the_cut_off_is_stopped_before_its_dump() {
+fn a_run_whose_kernel_outlasts_the_cut_off_is_stopped() {
     let dir = TempDir::new("kernel-limit");
     let mut config = config(counting_compiler(&dir), &dir);
     config.run_timeout_floor = Duration::from_millis(200);
@@ -566,10 +571,15 @@ fn a_check_run_whose_kernel_outlasts_the_cut_off_is_stopped_before_its_dump() {
         .expect("the dump shows where the kernel ends");
     assert_eq!(limit, Duration::from_millis(200));
     assert!(harness.run_timeout() >= limit);
+    // Slow in its first, timed run: stopped there, never checked.
     let slow = sleeping(3_000_000);
     assert_stopped(&mut harness, &slow, 0.5);
-    let build = harness.build_dir(&slow);
-    assert_eq!(runs_of(&build), (1, 0));
+    assert_eq!(runs_of(&harness.build_dir(&slow)), (0, 1));
+    // Slow only with the dump: its check run is stopped before the dump.
+    let slow_checked = slow_dump(3_000_000, 0);
+    assert_stopped(&mut harness, &slow_checked, 0.5);
+    let build = harness.build_dir(&slow_checked);
+    assert_eq!(runs_of(&build), (1, 1));
     assert_eq!(
         std::fs::read_to_string(build.join("run.stderr")).unwrap(),
         ""

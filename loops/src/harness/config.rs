@@ -54,8 +54,9 @@ pub struct HarnessConfig {
     pub time_pattern: TimePattern,
     /// Relative tolerance when comparing values (default 1e-6).
     pub tolerance: f64,
-    /// A candidate whose check run takes more than this multiple of the
-    /// incumbent's time (and 10 ms more) is not timed further (default 2;
+    /// A candidate whose first run takes more than this multiple of the
+    /// incumbent's time (and 10 ms more) is neither timed further nor
+    /// checked (default 2;
     /// `None`: every candidate is timed in full).
     pub cutoff: Option<f64>,
     /// Compiles at a time when several sources are built together

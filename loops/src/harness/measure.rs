@@ -1,8 +1,10 @@
 //! The harness itself: the reference program built and run, then each
-//! candidate built twice (a check build with the array dump and a timing
-//! build without it, in parallel with other candidates' builds when they
-//! are prepared together), its check build run once and compared with the
-//! reference, then cut off or timed; results cached by hash.
+//! candidate's timing build (without the array dump; in parallel with
+//! other candidates' builds when they are prepared together) run once and
+//! cut off when far slower than the best, else its check build (with the
+//! dump) built, run once and compared with the reference, and the other
+//! timed runs made; results cached by hash. Most candidates of a search
+//! are cut off, so most never pay for the dump, written and compared.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use commute_runtime::search::Phases;
 
-use super::build::{Build, CompileResult, Toolchain};
+use super::build::{Build, CompileResult, Compiled, Toolchain};
 use super::compiler::Compiler;
 use super::config::{absolute_paths, HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
@@ -121,6 +123,20 @@ pub struct Harness {
     last_phases: Phases,
 }
 
+/// The measurement of a compile that did not build, if it did not.
+fn refusal(compiled: &Compiled) -> Option<Measurement> {
+    match compiled {
+        Ok((CompileResult::Built, _)) => None,
+        Ok((CompileResult::Failed(log), _)) => Some(Measurement::CompileFailed { log: log.clone() }),
+        Ok((CompileResult::TimedOut(waited), _)) => {
+            Some(Measurement::CompileTimedOut { seconds: *waited })
+        }
+        Err(e) => Some(Measurement::CompileFailed {
+            log: format!("harness: {e}"),
+        }),
+    }
+}
+
 /// How one run of a program ended.
 enum RunResult {
     Finished {
@@ -182,7 +198,7 @@ impl Harness {
                 ),
             )
         };
-        harness.prepare(&[reference_source]);
+        harness.prepare_builds(&[reference_source], &[Build::Check, Build::Timed]);
         if let Some(Prepared {
             failure: Some(failure),
             ..
@@ -373,6 +389,19 @@ impl Harness {
     /// [`evaluate`](Harness::evaluate) of one of them only runs it. Call
     /// it while nothing is being timed.
     pub fn prepare(&mut self, sources: &[&str]) {
+        // The check build waits for a first timed run within the cut-off:
+        // most candidates never need it.
+        let builds: &[Build] = if self.time_check_builds {
+            &[Build::Check]
+        } else {
+            &[Build::Timed]
+        };
+        self.prepare_builds(sources, builds);
+    }
+
+    /// Builds `builds` of each source that is neither evaluated nor built
+    /// yet, [`HarnessConfig::jobs`] compiles at a time.
+    fn prepare_builds(&mut self, sources: &[&str], builds: &[Build]) {
         let mut todo: Vec<(String, PathBuf, &str)> = Vec::new();
         for source in sources {
             let hash = self.hash(source);
@@ -388,11 +417,6 @@ impl Harness {
         if todo.is_empty() {
             return;
         }
-        let builds: &[Build] = if self.time_check_builds {
-            &[Build::Check]
-        } else {
-            &[Build::Check, Build::Timed]
-        };
         let tasks: Vec<(PathBuf, Build, &str)> = todo
             .iter()
             .flat_map(|(_, dir, source)| builds.iter().map(|b| (dir.clone(), *b, *source)))
@@ -413,24 +437,10 @@ impl Harness {
             let mut failure = None;
             let mut seconds = 0.0;
             for result in &results[k * builds.len()..(k + 1) * builds.len()] {
-                let refusal = match result {
-                    Ok((CompileResult::Built, s)) => {
-                        seconds += s;
-                        None
-                    }
-                    Ok((CompileResult::Failed(log), s)) => {
-                        seconds += s;
-                        Some(Measurement::CompileFailed { log: log.clone() })
-                    }
-                    Ok((CompileResult::TimedOut(waited), s)) => {
-                        seconds += s;
-                        Some(Measurement::CompileTimedOut { seconds: *waited })
-                    }
-                    Err(e) => Some(Measurement::CompileFailed {
-                        log: format!("harness: {e}"),
-                    }),
-                };
-                failure = failure.or(refusal);
+                if let Ok((_, s)) = result {
+                    seconds += s;
+                }
+                failure = failure.or(refusal(result));
             }
             let compile_seconds = if busy > 0.0 {
                 wall * seconds / busy
@@ -472,7 +482,12 @@ impl Harness {
             Some(failure) => failure,
             None => {
                 let dir = self.config.work_dir.join(&hash);
-                self.check_and_time(&hash, &dir)
+                let checked = if self.time_check_builds {
+                    self.check_and_time(&hash, &dir)
+                } else {
+                    self.time_then_check(&hash, &dir, source)
+                };
+                checked
                     .unwrap_or_else(|e| Measurement::CompileFailed {
                         log: format!("harness: {e}"),
                     })
@@ -482,7 +497,98 @@ impl Harness {
         measurement
     }
 
-    /// The check run, then the cut-off or the timed runs.
+    /// The first timed run, then the cut-off, or the check build built and
+    /// run once and the other timed runs. A candidate cut off is never
+    /// checked: it is never a result, and its check run (the dump written
+    /// and compared) would cost more than its timed run.
+    fn time_then_check(
+        &mut self,
+        hash: &str,
+        dir: &Path,
+        source: &str,
+    ) -> Result<Measurement, HarnessError> {
+        let timeout = self.run_timeout();
+        let start = Instant::now();
+        let limit = self.kernel_limit().unwrap_or(timeout);
+        let screened = self.timed_runs(dir, Build::Timed, 1, limit)?;
+        self.last_phases.timing = start.elapsed().as_secs_f64();
+        let first_timed = match screened {
+            Ok(runs) => runs[0],
+            Err(measurement) => return Ok(measurement),
+        };
+        if let Some(cut_off) = self.cut_off(first_timed) {
+            return Ok(cut_off);
+        }
+        let start = Instant::now();
+        let toolchain = Toolchain {
+            compiler: &self.config.compiler.path,
+            flags: &self.flags,
+            timeout: self.config.compile_timeout,
+        };
+        let compiled = toolchain.compile(dir, Build::Check, source);
+        self.last_phases.compile += start.elapsed().as_secs_f64();
+        if let Some(failure) = refusal(&compiled) {
+            return Ok(failure);
+        }
+        let start = Instant::now();
+        let checked = self.run(
+            dir,
+            &Build::Check.binary(dir),
+            timeout,
+            true,
+            self.kernel_limit(),
+        )?;
+        self.last_phases.check = start.elapsed().as_secs_f64();
+        let first = match self.checked_time(checked) {
+            Ok(first) => first,
+            Err(measurement) => return Ok(measurement),
+        };
+        let start = Instant::now();
+        let timed = self.time_after(hash, dir, first, Some(first_timed), timeout);
+        self.last_phases.timing += start.elapsed().as_secs_f64();
+        Ok(match timed? {
+            Ok(runs) => Measurement::Timed {
+                seconds: runs.iter().copied().fold(f64::INFINITY, f64::min),
+                runs,
+            },
+            Err(measurement) => measurement,
+        })
+    }
+
+    /// The kernel time of a finished check run whose output matches the
+    /// reference's, or what the run was instead.
+    fn checked_time(&self, checked: RunResult) -> Result<f64, Measurement> {
+        let (wall, stdout, stderr) = match checked {
+            RunResult::Finished {
+                wall,
+                stdout,
+                stderr,
+                ..
+            } => (wall, stdout, stderr.unwrap_or_default()),
+            RunResult::Crashed(detail) => return Err(Measurement::Crashed { detail }),
+            RunResult::TimedOut(seconds) => return Err(Measurement::RunTimedOut { seconds }),
+        };
+        if let Some(detail) = self.check_output(&stdout, &stderr) {
+            return Err(Measurement::WrongOutput { detail });
+        }
+        self.time_of(wall, &stdout)
+            .ok_or_else(|| Measurement::WrongOutput {
+                detail: self.missing_time(),
+            })
+    }
+
+    /// The cut-off of a candidate whose first run took `first`, if it is
+    /// far enough above the incumbent.
+    fn cut_off(&self, first: f64) -> Option<Measurement> {
+        let (best, factor) = (self.incumbent?, self.config.cutoff?);
+        (first > factor * best + CUTOFF_SLACK_SECONDS).then_some(Measurement::CutOff {
+            seconds: first,
+            limit: factor * best,
+        })
+    }
+
+    /// The check run, then the cut-off or the timed runs (for candidates
+    /// timed with their check build).
     fn check_and_time(&mut self, hash: &str, dir: &Path) -> Result<Measurement, HarnessError> {
         let timeout = self.run_timeout();
         let start = Instant::now();
@@ -494,32 +600,12 @@ impl Harness {
             self.kernel_limit(),
         )?;
         self.last_phases.check = start.elapsed().as_secs_f64();
-        let (wall, stdout, stderr) = match checked {
-            RunResult::Finished {
-                wall,
-                stdout,
-                stderr,
-                ..
-            } => (wall, stdout, stderr.unwrap_or_default()),
-            RunResult::Crashed(detail) => return Ok(Measurement::Crashed { detail }),
-            RunResult::TimedOut(seconds) => return Ok(Measurement::RunTimedOut { seconds }),
+        let first = match self.checked_time(checked) {
+            Ok(first) => first,
+            Err(measurement) => return Ok(measurement),
         };
-        if let Some(detail) = self.check_output(&stdout, &stderr) {
-            return Ok(Measurement::WrongOutput { detail });
-        }
-        let Some(first) = self.time_of(wall, &stdout) else {
-            return Ok(Measurement::WrongOutput {
-                detail: self.missing_time(),
-            });
-        };
-        self.last_phases.check = start.elapsed().as_secs_f64();
-        if let (Some(best), Some(factor)) = (self.incumbent, self.config.cutoff) {
-            if first > factor * best + CUTOFF_SLACK_SECONDS {
-                return Ok(Measurement::CutOff {
-                    seconds: first,
-                    limit: factor * best,
-                });
-            }
+        if let Some(cut_off) = self.cut_off(first) {
+            return Ok(cut_off);
         }
         let start = Instant::now();
         let timed = self.time(hash, dir, first, timeout);
@@ -543,6 +629,19 @@ impl Harness {
         first: f64,
         timeout: Duration,
     ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
+        self.time_after(hash, dir, first, None, timeout)
+    }
+
+    /// [`time`](Harness::time), counting `first_timed`, a run of the
+    /// timing build already made, among the runs.
+    fn time_after(
+        &mut self,
+        hash: &str,
+        dir: &Path,
+        first: f64,
+        first_timed: Option<f64>,
+        timeout: Duration,
+    ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
         let count = if first < SHORT_KERNEL_SECONDS {
             self.config.runs * 2
         } else {
@@ -552,8 +651,9 @@ impl Harness {
             self.timed_as_checked.insert(hash.to_string());
             return self.timed_runs(dir, Build::Check, count, timeout);
         }
-        let runs = match self.timed_runs(dir, Build::Timed, count, timeout)? {
-            Ok(runs) => runs,
+        let done: Vec<f64> = first_timed.into_iter().collect();
+        let runs = match self.timed_runs(dir, Build::Timed, count - done.len(), timeout)? {
+            Ok(runs) => done.into_iter().chain(runs).collect::<Vec<f64>>(),
             failure => return Ok(failure),
         };
         let slowest = runs.iter().copied().fold(0.0, f64::max);

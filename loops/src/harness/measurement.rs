@@ -26,10 +26,10 @@ pub enum Measurement {
         /// The exit status or signal, and the last line of standard error.
         detail: String,
     },
-    /// Its check run took more than the cut-off factor times the best
-    /// time so far: it was not run again.
+    /// Its first run took more than the cut-off factor times the best
+    /// time so far: it was neither run again nor checked.
     CutOff {
-        /// The check run's time.
+        /// The first run's time.
         seconds: f64,
         /// The time it had to beat (the factor times the best).
         limit: f64,

@@ -3,26 +3,32 @@
 //!
 //! [`Harness::new`] compiles and runs the unmodified (reference) program;
 //! if that fails, tuning cannot proceed and it returns an error. Each
-//! candidate ([`Harness::evaluate`], a whole C source text) is then built
-//! twice with the same compiler and flags, in its own directory
+//! candidate ([`Harness::evaluate`], a whole C source text) has two builds
+//! with the same compiler and flags, in its own directory
 //! `work_dir/<16-hex hash of source and flags>/`: a check build with
 //! `-DPOLYBENCH_DUMP_ARRAYS` and, in `timed/`, a timing build without it.
-//! [`Harness::prepare`] builds several candidates at once,
-//! [`HarnessConfig::jobs`] compiles at a time, while nothing is timed.
+//! [`Harness::prepare`] builds the timing builds of several candidates at
+//! once, [`HarnessConfig::jobs`] compiles at a time, while nothing is
+//! timed.
 //!
-//! The check build runs once: its output is compared with the
-//! reference's (the `DUMP_ARRAYS` section of standard error, else
-//! standard output without its time line), and its time is read. A
-//! candidate that crashes, runs past the run timeout or prints other
-//! values ends there; so does one whose time is more than
+//! The timing build runs once first. A candidate that crashes or runs
+//! past the run timeout ends there; so does one whose time is more than
 //! [`HarnessConfig::cutoff`] times the incumbent's (the best so far, see
-//! [`Harness::set_incumbent`]): it is cut off. The others' timing build
-//! runs [`HarnessConfig::runs`] times (twice as many below 50 ms), standard
-//! error discarded; the value is the minimum of those runs: the time the
-//! program prints ([`TimePattern`]) or else the process's wall time. A
-//! timing build whose runs are all far shorter than the check run has
-//! lost its kernel (nothing prints its results without the dump), and
-//! the check build is timed instead. Run timeouts follow the incumbent.
+//! [`Harness::set_incumbent`]): it is cut off, and never checked (it is
+//! never a result, and on a large output its check would cost more than
+//! its run). For the others the check build is built and runs once: its
+//! output is compared with the reference's (the `DUMP_ARRAYS` section of
+//! standard error, else standard output without its time line). A
+//! candidate that prints other values ends there. The timing build then
+//! runs until it has run [`HarnessConfig::runs`] times (twice as many
+//! below 50 ms), standard error discarded; the value is the minimum of
+//! those runs: the time the program prints ([`TimePattern`]) or else the
+//! process's wall time. A timing build whose runs are all far shorter
+//! than the check run has lost its kernel (nothing prints its results
+//! without the dump), and the check build is timed instead; when the
+//! reference's has, or the reference has no dump, every candidate is
+//! checked first and timed with its check build. Run timeouts follow the
+//! incumbent.
 //! Results are cached by hash, so an identical source is neither rebuilt
 //! nor re-run.
 //!

@@ -125,9 +125,9 @@ pub struct TuneOptions {
     /// ms).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
-    /// A candidate whose checked run takes more than this many times the
-    /// best time so far is not run again (recorded as cut off); 0 times
-    /// every candidate in full.
+    /// A candidate whose first run takes more than this many times the
+    /// best time so far is neither run again nor checked (recorded as cut
+    /// off); 0 times and checks every candidate in full.
     #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
     pub cutoff: f64,
     /// Compiles at a time while a batch of candidates is built [default:

@@ -271,11 +271,22 @@ impl Checker<'_> {
                             };
                             format!("{name} is {what}")
                         };
+                        if let (Typed::Bool(_), Typed::Bool(_)) = (&l, &r) {
+                            self.error(self.booleans_compared(lhs, op, rhs, condition.span));
+                            return None;
+                        }
                         let message = format!(
                             "cannot compare: {} and {}",
                             describe(&l, lhs),
                             describe(&r, rhs)
                         );
+                        // Two `[int]` properties, or two enum choices under
+                        // `%`, are of one type, just not one that compares.
+                        let label = if std::mem::discriminant(&l) == std::mem::discriminant(&r) {
+                            "neither side is an integer"
+                        } else {
+                            "operands of different types"
+                        };
                         let note = if matches!(l, Typed::Bool(_)) || matches!(r, Typed::Bool(_)) {
                             "a boolean property is a condition on its own: `p($x)` or `!p($x)`"
                         } else if matches!(l, Typed::IntList) || matches!(r, Typed::IntList) {
@@ -288,7 +299,7 @@ impl Checker<'_> {
                                 "compare-type",
                                 message,
                                 condition.span,
-                                "operands of different types",
+                                label,
                             )
                             .with_note(note),
                         );
@@ -341,6 +352,36 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// The error for two boolean properties compared, with the
+    /// constraints that say what `==` or `!=` between them would.
+    fn booleans_compared(
+        &self,
+        lhs: &Operand,
+        op: CompareOp,
+        rhs: &Operand,
+        span: crate::source::Span,
+    ) -> Diagnostic {
+        let (l, r) = (self.snippet(lhs.span()), self.snippet(rhs.span()));
+        let note = match op {
+            CompareOp::Eq => format!(
+                "for \"both or neither\", write one `require` for `!{l} || {r}` and one for `{l} || !{r}`"
+            ),
+            CompareOp::Ne => format!(
+                "for \"exactly one\", write one `require` for `{l} || {r}` and one for `!{l} || !{r}`"
+            ),
+            _ => "booleans have no order; for \"this one implies that one\", write `!p($x) || q($x)`"
+                .to_string(),
+        };
+        Diagnostic::error(
+            "compare-type",
+            format!("cannot compare two boolean properties, `{l}` and `{r}`"),
+            span,
+            "booleans are conditions, not values",
+        )
+        .with_note("a boolean property is a condition on its own: `p($x)` or `!p($x)`")
+        .with_note(note)
     }
 
     fn operand(&mut self, operand: &Operand, scope: &mut Scope) -> Option<Typed> {

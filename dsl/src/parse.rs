@@ -429,7 +429,7 @@ fn syntax_error(
         return (open, diagnostic);
     }
     if wants_call_parenthesis {
-        if let Some(diagnostic) = boolean_literal(file, text, pos) {
+        if let Some(diagnostic) = boolean_literal(file, text, from, pos) {
             return (pos, diagnostic);
         }
     }
@@ -537,7 +537,7 @@ fn quoted_integer(rest: &str) -> Option<&str> {
 /// The error for `true` or `false` written as a condition or an operand:
 /// the parser read a call named `true` and wants its `(`. Says what to
 /// write instead, which depends on what stands before the literal.
-fn boolean_literal(file: FileId, text: &str, pos: usize) -> Option<Diagnostic> {
+fn boolean_literal(file: FileId, text: &str, from: usize, pos: usize) -> Option<Diagnostic> {
     let before = text[..pos].trim_end();
     let literal = ["true", "false"].into_iter().find(|l| {
         before.ends_with(l)
@@ -551,7 +551,10 @@ fn boolean_literal(file: FileId, text: &str, pos: usize) -> Option<Diagnostic> {
         .next()
         .unwrap_or("");
     let holds = literal == "true";
+    let in_trigger = text[item_start_before(text, from, start)..].starts_with("trigger");
     let note = match previous_word {
+        "when" if in_trigger && holds => "a trigger always has a condition; objects it would always add are better declared upfront by the host",
+        "when" if in_trigger => "a trigger that never fires can be removed",
         "require" if holds => "a constraint that always holds constrains nothing: remove this `require`",
         "require" => "a constraint that never holds leaves no valid candidate; to forbid a value, remove the value from its choice",
         "requires" if holds => "a clause that always holds restricts nothing: remove this `requires`",
@@ -736,6 +739,9 @@ impl Builder<'_> {
         let mut inner = pair.into_inner();
         let name = self.ident(inner.next()?);
         let args: Vec<Ident> = inner.map(|p| self.ident(p)).collect();
+        // Without arguments, the pair also holds the white space skipped
+        // before the `(` that did not come.
+        let span = if has_parens { span } else { name.span };
         Some(SetRef {
             name,
             args: has_parens.then_some(args),

@@ -202,7 +202,17 @@ impl Checker<'_> {
                 let op = *op;
                 match (lhs_typed, rhs_typed) {
                     (Typed::Int(l), Typed::Int(r)) if !is_constant(&l) || !is_constant(&r) => {
-                        Some(Literal::Compare { lhs: l, op, rhs: r })
+                        // Only the smaller side of `<` or `<=` needs just an
+                        // upper bound; a half counter has no other.
+                        let (lhs_bounded_above, rhs_bounded_above) = match op {
+                            CompareOp::Le | CompareOp::Lt => (true, false),
+                            CompareOp::Ge | CompareOp::Gt => (false, true),
+                            _ => (false, false),
+                        };
+                        let ok = (lhs_bounded_above || self.no_half_counter(lhs, &l, op, *op_span))
+                            && (rhs_bounded_above
+                                || self.no_half_counter(rhs, &r, op, *op_span));
+                        ok.then_some(Literal::Compare { lhs: l, op, rhs: r })
                     }
                     (Typed::Int(_), Typed::Int(_)) => {
                         self.error(Diagnostic::error(
@@ -351,6 +361,51 @@ impl Checker<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Reports a half counter in `operand` (typed as `term`) on a side of
+    /// `op` that needs a lower bound; `false` if there is one.
+    fn no_half_counter(
+        &mut self,
+        operand: &Operand,
+        term: &IntTerm,
+        op: CompareOp,
+        op_span: crate::source::Span,
+    ) -> bool {
+        match (operand, term) {
+            (Operand::Product(factors, _), IntTerm::Product(terms)) => factors
+                .iter()
+                .zip(terms)
+                .all(|(f, t)| self.no_half_counter(f, t, op, op_span)),
+            (Operand::Call(call), IntTerm::Choice(instance)) => {
+                let choice = &self.space.choices[instance.choice.index()];
+                if !matches!(&choice.kind, ChoiceKind::Counter(c) if c.half) {
+                    return true;
+                }
+                let name = choice.name.clone();
+                let (message, label) = match op {
+                    CompareOp::Le | CompareOp::Lt | CompareOp::Ge | CompareOp::Gt => (
+                        format!("`{name}` is a half counter, which tracks only its upper bound, but `{}` bounds it from below", op.symbol()),
+                        "needs a lower bound",
+                    ),
+                    _ => (
+                        format!("`{name}` is a half counter, which tracks only its upper bound, but `{}` needs its exact value", op.symbol()),
+                        "needs both bounds",
+                    ),
+                };
+                let declared = self.choice_spans[instance.choice.index()];
+                self.error(
+                    Diagnostic::error("half-counter", message, call.span, label)
+                        .with_label(op_span, "this comparison")
+                        .with_label(declared, "declared `half` here")
+                        .with_note(format!(
+                            "remove `half` from the declaration of `{name}` to track both bounds; a half counter is only compared as the smaller side of `<=` or `<`"
+                        )),
+                );
+                false
+            }
+            _ => true,
         }
     }
 

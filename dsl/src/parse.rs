@@ -531,7 +531,11 @@ fn syntax_error(
 fn quoted_integer(rest: &str) -> Option<&str> {
     let inner = rest.strip_prefix('"')?;
     let number = &inner[..inner.find('"')?];
-    number.trim().parse::<i64>().is_ok().then_some(number.trim())
+    number
+        .trim()
+        .parse::<i64>()
+        .is_ok()
+        .then_some(number.trim())
 }
 
 /// The error for `true` or `false` written as a condition or an operand:

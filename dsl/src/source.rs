@@ -127,7 +127,8 @@ impl FileLoader for FsLoader {
                 "larger than a space file may be",
             ));
         }
-        String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
+        String::from_utf8(bytes)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
     }
 }
 

@@ -141,7 +141,12 @@ impl Checker<'_> {
                 .partition(|v| index.contains_key(v.name.as_str()));
             let values: Vec<Ident> = values.into_iter().cloned().collect();
             sets.push(self.value_set(choice, domain, &values, false));
-            needs.push(named.iter().map(|v| (index[v.name.as_str()], v.span)).collect());
+            needs.push(
+                named
+                    .iter()
+                    .map(|v| (index[v.name.as_str()], v.span))
+                    .collect(),
+            );
         }
         let mut waiting: Vec<usize> = needs.iter().map(Vec::len).collect();
         let mut needed_by: Vec<Vec<usize>> = vec![Vec::new(); aliases.len()];

@@ -61,7 +61,11 @@ impl<'a> Checker<'a> {
             return;
         };
         // A family indexed by its own objects has no objects to start from.
-        if let Some(param) = decl.params.iter().find(|p| p.set.name.name == decl.name.name) {
+        if let Some(param) = decl
+            .params
+            .iter()
+            .find(|p| p.set.name.name == decl.name.name)
+        {
             self.error(
                 Diagnostic::error(
                     "set-parameter",

@@ -210,8 +210,7 @@ impl Checker<'_> {
                             _ => (false, false),
                         };
                         let ok = (lhs_bounded_above || self.no_half_counter(lhs, &l, op, *op_span))
-                            && (rhs_bounded_above
-                                || self.no_half_counter(rhs, &r, op, *op_span));
+                            && (rhs_bounded_above || self.no_half_counter(rhs, &r, op, *op_span));
                         ok.then_some(Literal::Compare { lhs: l, op, rhs: r })
                     }
                     (Typed::Int(_), Typed::Int(_)) => {
@@ -305,13 +304,8 @@ impl Checker<'_> {
                             "test an enum choice with `is VALUE`; compare integers (counters, integer choices, `int` properties, constants) with each other"
                         };
                         self.error(
-                            Diagnostic::error(
-                                "compare-type",
-                                message,
-                                condition.span,
-                                label,
-                            )
-                            .with_note(note),
+                            Diagnostic::error("compare-type", message, condition.span, label)
+                                .with_note(note),
                         );
                         None
                     }

@@ -477,6 +477,15 @@ fn syntax_error(
         diagnostic = diagnostic.with_note(format!(
             "an integer is written without quotes: `{number}`; strings only name the file of an `include`"
         ));
+    } else if rest.starts_with('"')
+        && expects_condition
+        && ["=", "<", ">", "*", "%", "sum", "mul"]
+            .iter()
+            .any(|op| text[..pos].trim_end().ends_with(op))
+    {
+        diagnostic = diagnostic.with_note(
+            "strings only name the file of an `include`: an operand is an integer or a call such as `size($d)`",
+        );
     } else if rest.starts_with('"') && expects_condition {
         diagnostic = diagnostic.with_note(
             "quoted Rust snippets are not part of the language: declare a typed `property` \

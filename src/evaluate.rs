@@ -225,7 +225,7 @@ impl CommandEvaluator {
                 (None, Some(m)) => format!("failed: {m}"),
                 (None, None) => "failed".to_string(),
             };
-            eprintln!(
+            tell!(
                 "evaluation {}: {what} ({:.2} s)",
                 self.evaluations,
                 started.elapsed().as_secs_f64()

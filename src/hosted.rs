@@ -164,7 +164,7 @@ pub fn enumerate(args: &SpaceArgs, count: bool, limit: Option<usize>) -> Result<
     if count {
         let counted = count_leaves(&root, root.model().default_priority);
         say!("{}", counted.leaves);
-        eprintln!(
+        tell!(
             "{} leaves in {:.6} s ({} decisions taken, {} dead ends, {} counts reused)",
             counted.leaves,
             started.elapsed().as_secs_f64(),
@@ -193,7 +193,7 @@ pub fn enumerate(args: &SpaceArgs, count: bool, limit: Option<usize>) -> Result<
             }
         }
     }
-    eprintln!(
+    tell!(
         "{leaves} leaves in {:.3} s",
         started.elapsed().as_secs_f64()
     );

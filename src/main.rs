@@ -19,6 +19,24 @@ macro_rules! say_part {
     }};
 }
 
+/// Writes a line to standard error. Like `say!`, a closed pipe
+/// (`commute check bad.space 2>&1 | head -1`) drops the rest instead of
+/// panicking, which would turn a report of errors into exit code 101.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Like `tell!`, without the newline.
+macro_rules! tell_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod digest;
 mod estimate;
@@ -305,7 +323,7 @@ fn main() -> ExitCode {
         } => {
             if budget.is_none() && time_budget.is_none() && strategy != search::Strategy::Exhaustive
             {
-                eprintln!("error: give --budget N or --time-budget SECONDS (only --search exhaustive runs to the end by itself)");
+                tell!("error: give --budget N or --time-budget SECONDS (only --search exhaustive runs to the end by itself)");
                 return ExitCode::from(2);
             }
             let options = search::Options {
@@ -409,7 +427,7 @@ fn main() -> ExitCode {
             interpreted,
             ..
         } => {
-            let mut progress = |name: &str| eprintln!("{name}");
+            let mut progress = |name: &str| tell!("{name}");
             exit_code(
                 digest::run(scale as usize, tables(loaded, interpreted), &mut progress)
                     .and_then(|digest| show_report(&digest, json, digest::print)),
@@ -453,7 +471,7 @@ fn exit_code(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            tell!("error: {error}");
             ExitCode::FAILURE
         }
     }
@@ -483,7 +501,7 @@ fn check(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
             diagnostic.emit_to_stderr(&compilation.sources, color);
         }
         if let Some(line) = compilation.hidden_diagnostics_line() {
-            eprintln!("{line}");
+            tell!("{line}");
         }
         let errors = compilation
             .diagnostics
@@ -510,7 +528,7 @@ fn check(files: &[PathBuf], deny_warnings: bool, color: Color) -> ExitCode {
                 } else {
                     format!("{warnings} warning(s) denied")
                 };
-                eprintln!("{}: {what}", file.display());
+                tell!("{}: {what}", file.display());
             }
         }
     }

@@ -75,7 +75,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     say_part!("{}", program_baselines(&options.journal, &main));
     say!("plot: {}", svg_path.display());
     if main.summary.wrong > 0 {
-        eprintln!(
+        tell!(
             "warning: {} evaluation{} gave WRONG RESULTS: the space allows illegal candidates",
             main.summary.wrong,
             plural(main.summary.wrong)

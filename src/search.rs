@@ -298,7 +298,7 @@ fn open_journal(options: &Options, header: &Header) -> Result<Opened, String> {
             if let Some(why) = recorded_header.mismatch(header) {
                 return Err(format!("cannot resume `{}`: {why}", path.display()));
             }
-            eprintln!(
+            tell!(
                 "resuming {} evaluations from {}",
                 recorded.len(),
                 path.display()

@@ -48,8 +48,8 @@ impl Stderr {
 impl TuneProgress for Stderr {
     fn note(&mut self, line: &str) {
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{line}")),
-            None => eprintln!("{line}"),
+            Some(bar) => bar.suspend(|| tell!("{line}")),
+            None => tell!("{line}"),
         }
     }
 
@@ -59,7 +59,7 @@ impl TuneProgress for Stderr {
             bar.set_position(status.evaluations as u64);
             bar.set_message(status.tally());
         } else {
-            eprintln!("{}", status.line());
+            tell!("{}", status.line());
         }
     }
 
@@ -174,7 +174,7 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
     say!("journal: {}", report.journal.display());
     say!("plot: {}", plot.display());
     if report.wrong > 0 {
-        eprintln!(
+        tell!(
             "warning: {} candidate(s) gave WRONG RESULTS: the space let illegal candidates through (sources kept in {})",
             report.wrong,
             report.work_dir.display()
@@ -217,7 +217,7 @@ fn print_baselines(report: &TuneReport) {
 /// `commute lower`.
 pub fn lower(options: &LowerOptions) -> Result<(), String> {
     let lowered = tune::lower(options)?;
-    eprintln!(
+    tell!(
         "written as {}",
         match lowered.form {
             Form::Directives => "OpenMP 6.0 directives on the original loops (clang 20 or later)",
@@ -228,8 +228,8 @@ pub fn lower(options: &LowerOptions) -> Result<(), String> {
         Some(path) => {
             std::fs::write(path, &lowered.code)
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-            eprintln!("wrote {}", path.display());
-            eprint!("{}", lowered.outline);
+            tell!("wrote {}", path.display());
+            tell_part!("{}", lowered.outline);
         }
         None => say_part!("{}", lowered.code),
     }

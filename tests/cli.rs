@@ -368,6 +368,63 @@ fn a_closed_output_pipe_is_not_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// Like `commute check bad.space 2>&1 | head -1`: diagnostics go to
+/// standard error, and a reader gone from it must not turn "errors found"
+/// (exit code 1) into a panic (101). The check that nothing panicked is
+/// the exit code, since standard error is the closed pipe.
+#[test]
+fn a_closed_error_pipe_is_not_a_panic() {
+    use std::process::Stdio;
+    let files: Vec<String> = spaces_in("dsl/tests/fail")
+        .iter()
+        .take(20)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commute"))
+        .args(["check", "--color", "never"])
+        .args(&files)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run commute");
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(1), "{status}");
+}
+
+/// A closed standard output with standard error still read: the valid
+/// spaces' summaries are lost, the invalid ones' diagnostics are shown,
+/// nothing panics and the exit code says that some space failed.
+#[test]
+fn a_closed_output_pipe_still_reports_errors_without_a_panic() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_commute"))
+        .args([
+            "check",
+            "--color",
+            "never",
+            "spaces/paper/listing07_ordering.space",
+            "dsl/tests/fail/subset_cycle.space",
+            "dsl/tests/pass/every_construct.space",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_BACKTRACE", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run commute");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error[subset-cycle]"), "{stderr}");
+    for sign in ["panicked", "stack backtrace", "RUST_BACKTRACE"] {
+        assert!(!stderr.contains(sign), "{stderr}");
+    }
+}
+
 #[test]
 fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
     let output = commute(&["show", "examples/gemm.c"]);

@@ -176,7 +176,7 @@ pub struct AliasDecl {
     pub doc: Vec<String>,
     /// The alias, which must not be the name of a value of the choice.
     pub name: Ident,
-    /// The values it stands for (not other aliases).
+    /// The values and other aliases of the choice it stands for.
     pub values: Vec<Ident>,
     /// The whole declaration.
     pub span: Span,

@@ -148,6 +148,8 @@ impl Diagnostic {
     }
 
     /// Writes the diagnostic to standard error, in color when it is a terminal.
+    /// A standard error that cannot be written (a reader that closed the
+    /// pipe) loses the diagnostic rather than panicking.
     pub fn emit_to_stderr(&self, sources: &SourceMap, color: bool) {
         let choice = if color {
             termcolor::ColorChoice::Auto
@@ -160,7 +162,8 @@ impl Diagnostic {
         if term::emit_to_write_style(&mut lock, &config, sources.files(), &self.to_codespan())
             .is_err()
         {
-            eprintln!("{}: {}", self.code, self.message);
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "{}: {}", self.code, self.message);
         }
     }
 }

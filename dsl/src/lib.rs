@@ -247,17 +247,50 @@ impl Reader<'_> {
         error: &std::io::Error,
     ) {
         self.incomplete = true;
-        let reason = match error.kind() {
-            std::io::ErrorKind::NotFound => "no such file".to_string(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-            std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
-            _ => error.to_string(),
+        // The path as the author wrote it: in the include, or on the
+        // command line (`.` normalizes to an empty path).
+        let shown = match included_at {
+            Some(span) => self
+                .sources
+                .text(span.file)
+                .get(span.start..span.end)
+                .unwrap_or("")
+                .trim_matches('"')
+                .to_string(),
+            None => path.display().to_string(),
         };
-        let shown = source::normalize(path);
-        let message = format!("cannot read `{}`: {reason}", shown.display());
+        use std::io::ErrorKind;
+        let (message, reason, note) = match error.kind() {
+            ErrorKind::IsADirectory => (
+                format!("`{shown}` is a directory, not a space file"),
+                "a directory".to_string(),
+                "name a `.space` file; include paths are relative to the including file",
+            ),
+            ErrorKind::FileTooLarge => (
+                format!(
+                    "`{shown}` is larger than {} MiB, the most a space file may hold",
+                    source::MAX_SOURCE_BYTES >> 20
+                ),
+                "too large for a space file".to_string(),
+                "check the path: a space file is text written by hand, far smaller than this",
+            ),
+            kind => {
+                let reason = match kind {
+                    ErrorKind::NotFound => "no such file".to_string(),
+                    ErrorKind::PermissionDenied => "permission denied".to_string(),
+                    ErrorKind::InvalidData => "not UTF-8 text".to_string(),
+                    _ => error.to_string(),
+                };
+                let shown = source::normalize(path);
+                (
+                    format!("cannot read `{}`: {reason}", shown.display()),
+                    reason,
+                    "include paths are relative to the including file",
+                )
+            }
+        };
         self.diagnostics.push(match included_at {
-            Some(span) => Diagnostic::error("include", message, span, reason)
-                .with_note("include paths are relative to the including file"),
+            Some(span) => Diagnostic::error("include", message, span, reason).with_note(note),
             None => Diagnostic::plain("read", message),
         });
     }

@@ -80,6 +80,14 @@ pub fn parse_file(file: FileId, text: &str) -> ParsedFile {
             Ok(mut pairs) => {
                 let Some(one_item) = pairs.next() else { break };
                 let consumed = one_item.as_span().end();
+                if let Some((error_pos, diagnostic)) = cut_short(file, text, pos, consumed) {
+                    parsed.diagnostics.push(diagnostic);
+                    match skip_broken_item(&mut parsed, text, pos, error_pos) {
+                        Some(next) => pos = next,
+                        None => break,
+                    }
+                    continue;
+                }
                 let builder = Builder {
                     file,
                     offset: pos,
@@ -98,12 +106,7 @@ pub fn parse_file(file: FileId, text: &str) -> ParsedFile {
             Err(error) => {
                 let (error_pos, diagnostic) = syntax_error(file, text, pos, &error);
                 parsed.diagnostics.push(diagnostic);
-                let item_start = item_start_before(text, pos, error_pos);
-                parsed.broken_include |= text[item_start..].starts_with("include");
-                if let Some(name) = declared_name(&text[item_start..]) {
-                    parsed.broken_names.push(name);
-                }
-                match next_item_start(text, pos, error_pos) {
+                match skip_broken_item(&mut parsed, text, pos, error_pos) {
                     Some(next) => pos = next,
                     None => break,
                 }
@@ -111,6 +114,39 @@ pub fn parse_file(file: FileId, text: &str) -> ParsedFile {
         }
     }
     parsed
+}
+
+/// Records what the item that failed at `error_pos` declared (so that its
+/// uses are not reported as unknown) and returns where parsing resumes.
+fn skip_broken_item(
+    parsed: &mut ParsedFile,
+    text: &str,
+    pos: usize,
+    error_pos: usize,
+) -> Option<usize> {
+    let item_start = item_start_before(text, pos, error_pos);
+    parsed.broken_include |= text[item_start..].starts_with("include");
+    if let Some(name) = declared_name(&text[item_start..]) {
+        parsed.broken_names.push(name);
+    }
+    next_item_start(text, pos, error_pos)
+}
+
+/// The syntax error of an item that parsed from `pos` for `consumed` bytes
+/// but stopped short: what follows starts no item, and the item itself got
+/// further than that leftover (a string after `==`). Keeping the short
+/// item would add a type error about it to the syntax error at the
+/// leftover, both at the wrong place. A leftover the item never reached
+/// into (a stray `;`) keeps its own error.
+fn cut_short(file: FileId, text: &str, pos: usize, consumed: usize) -> Option<(usize, Diagnostic)> {
+    let rest = &text[pos..];
+    let leftover = match Grammar::parse(Rule::next_item, &rest[consumed..]) {
+        Ok(_) => return None,
+        Err(error) => pos + consumed + error_offset(&error),
+    };
+    let error = Grammar::parse(Rule::whole_item, rest).err()?;
+    let (error_pos, diagnostic) = syntax_error(file, text, pos, &error);
+    (error_pos > leftover).then_some((error_pos, diagnostic))
 }
 
 fn error_offset(error: &pest::error::Error<Rule>) -> usize {
@@ -376,6 +412,7 @@ fn syntax_error(
         );
     }
     let missing_punctuation = !literals.is_empty();
+    let wants_call_parenthesis = literals.iter().any(|l| l == "`(`");
     expected.extend(literals);
     if expected.is_empty() {
         // Nothing more specific: the parser was between items.
@@ -390,6 +427,11 @@ fn syntax_error(
         )
         .with_note("everything after `/*` was read as a comment");
         return (open, diagnostic);
+    }
+    if wants_call_parenthesis {
+        if let Some(diagnostic) = boolean_literal(file, text, from, pos) {
+            return (pos, diagnostic);
+        }
     }
     let (found, len) = found_token(text, pos);
     let word = found.trim_matches('`').to_string();
@@ -431,6 +473,19 @@ fn syntax_error(
     {
         diagnostic =
             diagnostic.with_note("a string ends on the line it starts: close it with `\"`");
+    } else if let Some(number) = quoted_integer(rest).filter(|_| expects_condition) {
+        diagnostic = diagnostic.with_note(format!(
+            "an integer is written without quotes: `{number}`; strings only name the file of an `include`"
+        ));
+    } else if rest.starts_with('"')
+        && expects_condition
+        && ["=", "<", ">", "*", "%", "sum", "mul"]
+            .iter()
+            .any(|op| text[..pos].trim_end().ends_with(op))
+    {
+        diagnostic = diagnostic.with_note(
+            "strings only name the file of an `include`: an operand is an integer or a call such as `size($d)`",
+        );
     } else if rest.starts_with('"') && expects_condition {
         diagnostic = diagnostic.with_note(
             "quoted Rust snippets are not part of the language: declare a typed `property` \
@@ -479,6 +534,58 @@ fn syntax_error(
         }
     }
     (pos, diagnostic)
+}
+
+/// The integer inside a string that starts `rest`, as in `== "4"`.
+fn quoted_integer(rest: &str) -> Option<&str> {
+    let inner = rest.strip_prefix('"')?;
+    let number = &inner[..inner.find('"')?];
+    number
+        .trim()
+        .parse::<i64>()
+        .is_ok()
+        .then_some(number.trim())
+}
+
+/// The error for `true` or `false` written as a condition or an operand:
+/// the parser read a call named `true` and wants its `(`. Says what to
+/// write instead, which depends on what stands before the literal.
+fn boolean_literal(file: FileId, text: &str, from: usize, pos: usize) -> Option<Diagnostic> {
+    let before = text[..pos].trim_end();
+    let literal = ["true", "false"].into_iter().find(|l| {
+        before.ends_with(l)
+            && !before[..before.len() - l.len()]
+                .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    })?;
+    let start = before.len() - literal.len();
+    let preceding = text[..start].trim_end();
+    let previous_word = preceding
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let holds = literal == "true";
+    let in_trigger = text[item_start_before(text, from, start)..].starts_with("trigger");
+    let note = match previous_word {
+        "when" if in_trigger && holds => "a trigger always has a condition; objects it would always add are better declared upfront by the host",
+        "when" if in_trigger => "a trigger that never fires can be removed",
+        "require" if holds => "a constraint that always holds constrains nothing: remove this `require`",
+        "require" => "a constraint that never holds leaves no valid candidate; to forbid a value, remove the value from its choice",
+        "requires" if holds => "a clause that always holds restricts nothing: remove this `requires`",
+        "requires" => "a value that can never be taken should not be declared: remove the value",
+        "when" if holds => "a part that always applies has no `when`: remove `when true`",
+        "when" => "a counter increment or trigger that never applies can be removed",
+        "==" | "!=" => "test a boolean property directly: `p($x)` where it must hold, `!p($x)` where it must not",
+        _ => "conditions are `is` tests, comparisons and boolean properties (`p($x)` or `!p($x)`); leave out a condition that always holds",
+    };
+    Some(
+        Diagnostic::error(
+            "syntax",
+            format!("`{literal}` is not a condition: the language has no `true` or `false`"),
+            Span::new(file, start, before.len()),
+            "not a condition",
+        )
+        .with_note(note),
+    )
 }
 
 /// The `/*` of a block comment left open before `pos`, if the error is at
@@ -645,6 +752,9 @@ impl Builder<'_> {
         let mut inner = pair.into_inner();
         let name = self.ident(inner.next()?);
         let args: Vec<Ident> = inner.map(|p| self.ident(p)).collect();
+        // Without arguments, the pair also holds the white space skipped
+        // before the `(` that did not come.
+        let span = if has_parens { span } else { name.span };
         Some(SetRef {
             name,
             args: has_parens.then_some(args),

@@ -92,17 +92,43 @@ impl SourceMap {
 /// Where the text of a space's files comes from: the file system for the
 /// command line and build scripts, memory for tests and fuzzing.
 pub trait FileLoader {
-    /// The text of the file at `path`; `NotFound`, `PermissionDenied` and
-    /// `InvalidData` (not UTF-8) errors get their own message in diagnostics.
+    /// The text of the file at `path`; `NotFound`, `PermissionDenied`,
+    /// `IsADirectory`, `FileTooLarge` and `InvalidData` (not UTF-8) errors
+    /// get their own message in diagnostics.
     fn load(&self, path: &Path) -> io::Result<String>;
 }
 
-/// Reads files from disk.
+/// The largest space file [`FsLoader`] reads: 16 MiB, far above any
+/// hand-written space, so that an include of a device such as `/dev/zero`
+/// or of a huge data file fails instead of filling memory.
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// Reads files from disk, at most [`MAX_SOURCE_BYTES`] each; a directory
+/// is an `IsADirectory` error and a longer file a `FileTooLarge` one.
 pub struct FsLoader;
 
 impl FileLoader for FsLoader {
     fn load(&self, path: &Path) -> io::Result<String> {
-        std::fs::read_to_string(path)
+        use std::io::Read as _;
+        let file = std::fs::File::open(path)?;
+        // Opening a directory succeeds on Unix; only reading it fails, with
+        // a message that does not say what to do.
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            ));
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_SOURCE_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                "larger than a space file may be",
+            ));
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
     }
 }
 

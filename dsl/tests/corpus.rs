@@ -132,3 +132,29 @@ fn every_error_class_appears_in_the_fail_corpus() {
         "error classes without a fail case: {missing:?}"
     );
 }
+
+/// An alias that names aliases stands for all their values, whatever the
+/// order of the declarations.
+#[test]
+fn alias_of_alias_holds_the_values_of_both() {
+    let compilation = compile("tests/pass/alias_of_alias.space");
+    let space = compilation.space.expect("the space checks");
+    let commute_dsl::ir::ChoiceKind::Enum(domain) = &space.choices[0].kind else {
+        panic!("dim_kind is an enum choice");
+    };
+    let values = |alias: &str| -> Vec<&str> {
+        let alias = domain
+            .aliases
+            .iter()
+            .find(|a| a.name == alias)
+            .expect("declared alias");
+        alias
+            .values
+            .iter()
+            .map(|i| domain.values[i].name.as_str())
+            .collect()
+    };
+    assert_eq!(values("SEQUENTIAL"), ["LOOP", "UNROLL"]);
+    assert_eq!(values("ONE_THREAD"), ["LOOP", "UNROLL", "VECTOR"]);
+    assert_eq!(values("ANY"), ["LOOP", "UNROLL", "VECTOR", "THREAD"]);
+}

@@ -7,6 +7,8 @@
 //! choice's [`EnumDomain`] or [`Universe`], and dispatches each enum
 //! choice's body to the symmetry and `requires` checks.
 
+use std::collections::HashMap;
+
 use commute_model::limits::MAX_VALUES;
 
 use super::context::{Callable, Checker, Scope, UNRESOLVED};
@@ -72,6 +74,7 @@ impl Checker<'_> {
             values,
             aliases: Vec::new(),
         };
+        let mut accepted: Vec<&ast::AliasDecl> = Vec::new();
         for alias in &body.aliases {
             if let Some(i) = domain.values.iter().position(|v| v.name == alias.name.name) {
                 self.error(
@@ -97,14 +100,132 @@ impl Checker<'_> {
                 ));
                 continue;
             }
-            let values = self.value_set(&decl.name.name, &domain, &alias.values, false);
+            // The values come once every alias is known: an alias may name
+            // another one, declared before or after it.
             domain.aliases.push(Alias {
                 name: alias.name.name.clone(),
                 doc: alias.doc.clone(),
-                values: values.unwrap_or_default(),
+                values: ValueSet::default(),
             });
+            accepted.push(alias);
+        }
+        let sets = self.alias_values(&decl.name.name, &domain, &accepted);
+        for (alias, values) in domain.aliases.iter_mut().zip(sets) {
+            alias.values = values.unwrap_or_default();
         }
         domain
+    }
+
+    /// The values of each alias of `domain` (declared by `aliases`, in the
+    /// same order), the aliases it names expanded. Aliases are resolved in
+    /// dependency order, without recursion, so a long chain cannot overflow
+    /// the stack; `None` for an alias with an unknown name or on a cycle.
+    fn alias_values(
+        &mut self,
+        choice: &str,
+        domain: &EnumDomain,
+        aliases: &[&ast::AliasDecl],
+    ) -> Vec<Option<ValueSet>> {
+        let index: HashMap<&str, usize> = aliases
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name.name.as_str(), i))
+            .collect();
+        // The values an alias names directly, and the aliases it names.
+        let mut sets: Vec<Option<ValueSet>> = Vec::with_capacity(aliases.len());
+        let mut needs: Vec<Vec<(usize, Span)>> = Vec::with_capacity(aliases.len());
+        for alias in aliases {
+            let (named, values): (Vec<&Ident>, Vec<&Ident>) = alias
+                .values
+                .iter()
+                .partition(|v| index.contains_key(v.name.as_str()));
+            let values: Vec<Ident> = values.into_iter().cloned().collect();
+            sets.push(self.value_set(choice, domain, &values, false));
+            needs.push(
+                named
+                    .iter()
+                    .map(|v| (index[v.name.as_str()], v.span))
+                    .collect(),
+            );
+        }
+        let mut waiting: Vec<usize> = needs.iter().map(Vec::len).collect();
+        let mut needed_by: Vec<Vec<usize>> = vec![Vec::new(); aliases.len()];
+        for (i, named) in needs.iter().enumerate() {
+            for &(j, _) in named {
+                needed_by[j].push(i);
+            }
+        }
+        let mut ready: Vec<usize> = (0..aliases.len()).filter(|&i| waiting[i] == 0).collect();
+        let mut done = vec![false; aliases.len()];
+        while let Some(j) = ready.pop() {
+            done[j] = true;
+            for &i in &needed_by[j] {
+                sets[i] = match (sets[i], sets[j]) {
+                    (Some(a), Some(b)) => Some(a.union(b)),
+                    _ => None,
+                };
+                waiting[i] -= 1;
+                if waiting[i] == 0 {
+                    ready.push(i);
+                }
+            }
+        }
+        // What is left names itself, directly or through other aliases, or
+        // names an alias that does: one error per cycle.
+        let mut reported = vec![false; aliases.len()];
+        for start in 0..aliases.len() {
+            if done[start] || reported[start] {
+                continue;
+            }
+            sets[start] = None;
+            // Follow undone aliases until one repeats: that is a cycle.
+            let mut path = vec![start];
+            let mut at = start;
+            let cycle_start = loop {
+                let Some(&(next, _)) = needs[at].iter().find(|(j, _)| !done[*j]) else {
+                    break None;
+                };
+                if let Some(p) = path.iter().position(|&k| k == next) {
+                    break Some(p);
+                }
+                path.push(next);
+                at = next;
+            };
+            let Some(p) = cycle_start else { continue };
+            let cycle = &path[p..];
+            if cycle.iter().any(|&k| reported[k]) {
+                continue;
+            }
+            for &k in cycle {
+                reported[k] = true;
+            }
+            let first = cycle[0];
+            let chain: Vec<&str> = cycle
+                .iter()
+                .chain([&first])
+                .map(|&k| aliases[k].name.name.as_str())
+                .collect();
+            let next = cycle.get(1).copied().unwrap_or(first);
+            let at = needs[first]
+                .iter()
+                .find(|(j, _)| *j == next)
+                .map_or(aliases[first].name.span, |(_, span)| *span);
+            self.error(
+                Diagnostic::error(
+                    "alias-cycle",
+                    format!(
+                        "alias `{}` is defined through itself: {}",
+                        aliases[first].name.name,
+                        chain.join(" -> ")
+                    ),
+                    at,
+                    "leads back to the alias being defined",
+                )
+                .with_label(aliases[first].name.span, "alias declared here")
+                .with_note("an alias stands for values: name the values it should hold"),
+            );
+        }
+        sets
     }
 
     /// Resolves value and alias names of an enum domain to a bit set.

@@ -92,10 +92,15 @@ impl<'a> Checker<'a> {
                 _ => {}
             }
         }
-        for item in items {
-            if let Item::Set(set) = item {
-                self.resolve_set(set);
-            }
+        let sets: Vec<&crate::ast::SetDecl> = items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Set(set) => Some(set),
+                _ => None,
+            })
+            .collect();
+        for index in resolution_order(&sets) {
+            self.resolve_set(sets[index]);
         }
         // Quotient sets get their shape before subset cycles are cut: a
         // quotient is a subset of the set it partitions.
@@ -148,4 +153,51 @@ impl<'a> Checker<'a> {
         self.index_clauses();
         self.check_limits();
     }
+}
+
+/// The order in which to resolve `set` items: a set after the sets its
+/// parameters and superset name, so that `set A($x in B)` sees whether `B`
+/// takes arguments even when `B` is declared below. Otherwise, and for sets
+/// on a cycle (reported where a set names itself, or as a missing
+/// argument), the order of declaration, which keeps the order of the
+/// diagnostics.
+fn resolution_order(sets: &[&crate::ast::SetDecl]) -> Vec<usize> {
+    use std::collections::BTreeSet;
+    let index: HashMap<&str, usize> = sets
+        .iter()
+        .enumerate()
+        .rev() // A duplicate name resolves to its first declaration.
+        .map(|(i, s)| (s.name.name.as_str(), i))
+        .collect();
+    let mut waiting = vec![0usize; sets.len()];
+    let mut needed_by: Vec<Vec<usize>> = vec![Vec::new(); sets.len()];
+    for (i, set) in sets.iter().enumerate() {
+        let named: BTreeSet<usize> = set
+            .params
+            .iter()
+            .map(|p| &p.set)
+            .chain(set.superset.as_ref())
+            .filter_map(|r| index.get(r.name.name.as_str()).copied())
+            .filter(|&j| j != i)
+            .collect();
+        waiting[i] = named.len();
+        for j in named {
+            needed_by[j].push(i);
+        }
+    }
+    // Always the first ready set, so sets already in order stay in order.
+    let mut ready: BTreeSet<usize> = (0..sets.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(sets.len());
+    while let Some(i) = ready.pop_first() {
+        order.push(i);
+        for &k in &needed_by[i] {
+            waiting[k] -= 1;
+            if waiting[k] == 0 {
+                ready.insert(k);
+            }
+        }
+    }
+    let placed: HashSet<usize> = order.iter().copied().collect();
+    order.extend((0..sets.len()).filter(|i| !placed.contains(i)));
+    order
 }

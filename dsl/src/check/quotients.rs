@@ -106,6 +106,32 @@ impl<'a> Checker<'a> {
 
     /// Checks the membership condition and relation of a quotient and
     /// generates the constraints, counter and trigger that maintain it.
+    /// The membership condition tests the representative choice that the
+    /// quotient itself declares: the condition would be defined by what it
+    /// defines, so it restricts nothing.
+    fn own_flag_in_condition(&mut self, decl: &ast::QuotientDecl) {
+        let span = match &decl.condition.kind {
+            ast::ConditionKind::Is { call, .. } => call.span,
+            _ => decl.condition.span,
+        };
+        self.error(
+            Diagnostic::error(
+                "quotient-condition",
+                format!(
+                    "the condition of quotient `{}` tests `{}`, the representative choice it declares",
+                    decl.name.name, decl.flag.name
+                ),
+                span,
+                "the quotient's own choice",
+            )
+            .with_label(decl.flag.span, "declared here by the quotient")
+            .with_note(format!(
+                "the condition says which objects may represent a class, so it tests another choice, e.g. `dim_kind(${}) is THREAD`",
+                decl.member.var.name
+            )),
+        );
+    }
+
     pub(super) fn quotient_body(
         &mut self,
         (quotient, flag, counter): (QuotientId, ChoiceId, ChoiceId),
@@ -118,6 +144,10 @@ impl<'a> Checker<'a> {
         let params: Vec<VarId> = (0..n as u32 - 1).map(VarId).collect();
         let condition = self.literal(&decl.condition, &mut scope, Context::QuotientCondition);
         let condition = match condition {
+            Some(Literal::Is { instance, .. }) if instance.choice == flag => {
+                self.own_flag_in_condition(decl);
+                None
+            }
             Some(Literal::Is { instance, values }) => Some((instance, values)),
             Some(_) => {
                 self.error(

@@ -60,6 +60,28 @@ impl<'a> Checker<'a> {
         let Some(id) = self.own_set(&decl.name) else {
             return;
         };
+        // A family indexed by its own objects has no objects to start from.
+        if let Some(param) = decl
+            .params
+            .iter()
+            .find(|p| p.set.name.name == decl.name.name)
+        {
+            self.error(
+                Diagnostic::error(
+                    "set-parameter",
+                    format!(
+                        "the parameter `${}` of set `{}` ranges over `{}` itself",
+                        param.var.name, decl.name.name, decl.name.name
+                    ),
+                    param.set.name.span,
+                    "the set being declared",
+                )
+                .with_note(format!(
+                    "a parametrized set is a family of sets, one per object of another set, e.g. `set {}($i in Insts)`",
+                    decl.name.name
+                )),
+            );
+        }
         let scope = self.bind_all(&decl.params, Scope::default());
         let mut scope = scope;
         let superset = decl
@@ -561,6 +583,39 @@ impl<'a> Checker<'a> {
             }
         }
         Self::mark_used(scope, &args);
+        if ok && matches!(callable, Callable::Choice(_)) {
+            ok = self.distinct_args(call, &args);
+        }
         ok.then_some(args)
+    }
+
+    /// A choice has instances only for tuples of distinct objects, so a
+    /// variable passed twice (`order($a, $a)`) names no instance: the
+    /// condition would silently never apply.
+    fn distinct_args(&mut self, call: &ast::Call, args: &[VarId]) -> bool {
+        for (i, var) in args.iter().enumerate() {
+            let Some(first) = args[..i].iter().position(|v| v == var) else {
+                continue;
+            };
+            let name = &call.args[i].name;
+            self.error(
+                Diagnostic::error(
+                    "repeated-argument",
+                    format!(
+                        "`{}` is called with `${name}` twice, but a choice has no instance for the same object twice",
+                        call.name.name
+                    ),
+                    call.args[i].span,
+                    format!("`${name}` again"),
+                )
+                .with_label(call.args[first].span, "first passed here")
+                .with_note(format!(
+                    "instances of `{}` exist only for distinct objects; pass two variables (quantified variables are always distinct), or declare a choice with fewer parameters for what concerns one object",
+                    call.name.name
+                )),
+            );
+            return false;
+        }
+        true
     }
 }

@@ -92,6 +92,23 @@ impl Checker<'_> {
                     ) else {
                         continue;
                     };
+                    if a == b {
+                        // Unmentioned values already map to themselves, so
+                        // `A -> A` is a typo for a real pair or a no-op.
+                        self.error(
+                            Diagnostic::error(
+                                "symmetry",
+                                format!("`{0} -> {0}` maps a value to itself", from.name),
+                                from.span.to(to.span),
+                                "a value mapped to itself",
+                            )
+                            .with_note(format!(
+                                "values left out of `antisymmetric:` already map to themselves: remove this line, or name the value `{}` turns into when the arguments are swapped",
+                                from.name
+                            )),
+                        );
+                        continue;
+                    }
                     let mut clash = false;
                     for (index, ident) in [(a, from), (b, to)] {
                         if let Some(previous) = mapped[index] {

@@ -202,7 +202,16 @@ impl Checker<'_> {
                 let op = *op;
                 match (lhs_typed, rhs_typed) {
                     (Typed::Int(l), Typed::Int(r)) if !is_constant(&l) || !is_constant(&r) => {
-                        Some(Literal::Compare { lhs: l, op, rhs: r })
+                        // Only the smaller side of `<` or `<=` needs just an
+                        // upper bound; a half counter has no other.
+                        let (lhs_bounded_above, rhs_bounded_above) = match op {
+                            CompareOp::Le | CompareOp::Lt => (true, false),
+                            CompareOp::Ge | CompareOp::Gt => (false, true),
+                            _ => (false, false),
+                        };
+                        let ok = (lhs_bounded_above || self.no_half_counter(lhs, &l, op, *op_span))
+                            && (rhs_bounded_above || self.no_half_counter(rhs, &r, op, *op_span));
+                        ok.then_some(Literal::Compare { lhs: l, op, rhs: r })
                     }
                     (Typed::Int(_), Typed::Int(_)) => {
                         self.error(Diagnostic::error(
@@ -271,11 +280,22 @@ impl Checker<'_> {
                             };
                             format!("{name} is {what}")
                         };
+                        if let (Typed::Bool(_), Typed::Bool(_)) = (&l, &r) {
+                            self.error(self.booleans_compared(lhs, op, rhs, condition.span));
+                            return None;
+                        }
                         let message = format!(
                             "cannot compare: {} and {}",
                             describe(&l, lhs),
                             describe(&r, rhs)
                         );
+                        // Two `[int]` properties, or two enum choices under
+                        // `%`, are of one type, just not one that compares.
+                        let label = if std::mem::discriminant(&l) == std::mem::discriminant(&r) {
+                            "neither side is an integer"
+                        } else {
+                            "operands of different types"
+                        };
                         let note = if matches!(l, Typed::Bool(_)) || matches!(r, Typed::Bool(_)) {
                             "a boolean property is a condition on its own: `p($x)` or `!p($x)`"
                         } else if matches!(l, Typed::IntList) || matches!(r, Typed::IntList) {
@@ -284,13 +304,8 @@ impl Checker<'_> {
                             "test an enum choice with `is VALUE`; compare integers (counters, integer choices, `int` properties, constants) with each other"
                         };
                         self.error(
-                            Diagnostic::error(
-                                "compare-type",
-                                message,
-                                condition.span,
-                                "operands of different types",
-                            )
-                            .with_note(note),
+                            Diagnostic::error("compare-type", message, condition.span, label)
+                                .with_note(note),
                         );
                         None
                     }
@@ -341,6 +356,81 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// Reports a half counter in `operand` (typed as `term`) on a side of
+    /// `op` that needs a lower bound; `false` if there is one.
+    fn no_half_counter(
+        &mut self,
+        operand: &Operand,
+        term: &IntTerm,
+        op: CompareOp,
+        op_span: crate::source::Span,
+    ) -> bool {
+        match (operand, term) {
+            (Operand::Product(factors, _), IntTerm::Product(terms)) => factors
+                .iter()
+                .zip(terms)
+                .all(|(f, t)| self.no_half_counter(f, t, op, op_span)),
+            (Operand::Call(call), IntTerm::Choice(instance)) => {
+                let choice = &self.space.choices[instance.choice.index()];
+                if !matches!(&choice.kind, ChoiceKind::Counter(c) if c.half) {
+                    return true;
+                }
+                let name = choice.name.clone();
+                let (message, label) = match op {
+                    CompareOp::Le | CompareOp::Lt | CompareOp::Ge | CompareOp::Gt => (
+                        format!("`{name}` is a half counter, which tracks only its upper bound, but `{}` bounds it from below", op.symbol()),
+                        "needs a lower bound",
+                    ),
+                    _ => (
+                        format!("`{name}` is a half counter, which tracks only its upper bound, but `{}` needs its exact value", op.symbol()),
+                        "needs both bounds",
+                    ),
+                };
+                let declared = self.choice_spans[instance.choice.index()];
+                self.error(
+                    Diagnostic::error("half-counter", message, call.span, label)
+                        .with_label(op_span, "this comparison")
+                        .with_label(declared, "declared `half` here")
+                        .with_note(format!(
+                            "remove `half` from the declaration of `{name}` to track both bounds; a half counter is only compared as the smaller side of `<=` or `<`"
+                        )),
+                );
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// The error for two boolean properties compared, with the
+    /// constraints that say what `==` or `!=` between them would.
+    fn booleans_compared(
+        &self,
+        lhs: &Operand,
+        op: CompareOp,
+        rhs: &Operand,
+        span: crate::source::Span,
+    ) -> Diagnostic {
+        let (l, r) = (self.snippet(lhs.span()), self.snippet(rhs.span()));
+        let note = match op {
+            CompareOp::Eq => format!(
+                "for \"both or neither\", write one `require` for `!{l} || {r}` and one for `{l} || !{r}`"
+            ),
+            CompareOp::Ne => format!(
+                "for \"exactly one\", write one `require` for `{l} || {r}` and one for `!{l} || !{r}`"
+            ),
+            _ => "booleans have no order; for \"this one implies that one\", write `!p($x) || q($x)`"
+                .to_string(),
+        };
+        Diagnostic::error(
+            "compare-type",
+            format!("cannot compare two boolean properties, `{l}` and `{r}`"),
+            span,
+            "booleans are conditions, not values",
+        )
+        .with_note("a boolean property is a condition on its own: `p($x)` or `!p($x)`")
+        .with_note(note)
     }
 
     fn operand(&mut self, operand: &Operand, scope: &mut Scope) -> Option<Typed> {

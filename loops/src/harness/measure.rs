@@ -127,7 +127,9 @@ pub struct Harness {
 fn refusal(compiled: &Compiled) -> Option<Measurement> {
     match compiled {
         Ok((CompileResult::Built, _)) => None,
-        Ok((CompileResult::Failed(log), _)) => Some(Measurement::CompileFailed { log: log.clone() }),
+        Ok((CompileResult::Failed(log), _)) => {
+            Some(Measurement::CompileFailed { log: log.clone() })
+        }
         Ok((CompileResult::TimedOut(waited), _)) => {
             Some(Measurement::CompileTimedOut { seconds: *waited })
         }
@@ -331,13 +333,15 @@ impl Harness {
         scaled_timeout(rule.min(reference_rule), self.config.run_timeout_floor)
     }
 
-    /// How long a check run's kernel may run before the run is stopped:
-    /// a run whose dump has not started on standard error by the cut-off
-    /// factor times the incumbent's time, plus what the reference spends
-    /// before its kernel with a quarter more and 0.1 s, is cut off anyway.
-    /// It spares the wait for the dump of a hopeless candidate. `None`
-    /// without a cut-off, an incumbent, or a reference whose dump shows
-    /// where its kernel ends.
+    /// How long a candidate's first run may take before it is stopped:
+    /// the cut-off factor times the incumbent's time, plus what the
+    /// reference spends before its kernel with a quarter more and 0.1 s;
+    /// a longer run is cut off anyway. The first run is the timing
+    /// build's, or, for candidates timed with their check build, the
+    /// check run, stopped when its dump has not started on standard error
+    /// by then (it spares the wait for the dump of a hopeless candidate).
+    /// `None` without a cut-off, an incumbent, or a reference whose dump
+    /// shows where its kernel ends.
     pub fn kernel_limit(&self) -> Option<Duration> {
         let (best, factor, before) = (self.incumbent?, self.config.cutoff?, self.before_kernel?);
         let limit = factor * best + OUTSIDE_KERNEL_MARGIN * before + TIMEOUT_SLACK_SECONDS;
@@ -487,10 +491,9 @@ impl Harness {
                 } else {
                     self.time_then_check(&hash, &dir, source)
                 };
-                checked
-                    .unwrap_or_else(|e| Measurement::CompileFailed {
-                        log: format!("harness: {e}"),
-                    })
+                checked.unwrap_or_else(|e| Measurement::CompileFailed {
+                    log: format!("harness: {e}"),
+                })
             }
         };
         self.cache.insert(hash, measurement.clone());
@@ -530,14 +533,16 @@ impl Harness {
         if let Some(failure) = refusal(&compiled) {
             return Ok(failure);
         }
+        // Its kernel ran within the cut-off: the check run, dump included,
+        // is not held to the cut-off's timeout (a noisy run killed while it
+        // writes its dump would be recorded as slow), only to the
+        // reference's rule.
         let start = Instant::now();
-        let checked = self.run(
-            dir,
-            &Build::Check.binary(dir),
-            timeout,
-            true,
-            self.kernel_limit(),
-        )?;
+        let check_timeout = scaled_timeout(
+            self.reference_wall * self.config.run_timeout_factor,
+            self.config.run_timeout_floor,
+        );
+        let checked = self.run(dir, &Build::Check.binary(dir), check_timeout, true, None)?;
         self.last_phases.check = start.elapsed().as_secs_f64();
         let first = match self.checked_time(checked) {
             Ok(first) => first,

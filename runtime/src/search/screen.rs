@@ -17,6 +17,11 @@ use super::record::Status;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
 
+/// A proposal predicted within this factor of the best value is worth an
+/// evaluation: a leaf slower than that is cut off after one run (the
+/// loop tuner's default cut-off), and the time it took is lost.
+pub(crate) const PROMISING: f64 = 2.0;
+
 /// Below this many evaluated leaves, nothing is predicted.
 const LEARNED_FROM: usize = 8;
 
@@ -140,19 +145,38 @@ impl Screen {
     /// The index of the proposal predicted fastest (the first on ties, and
     /// the first while nothing is predicted).
     pub(crate) fn pick<B: Backbone>(&self, proposals: &[&Candidate<B>]) -> usize {
-        let mut chosen = 0;
-        let mut best = f64::INFINITY;
+        self.pick_predicted(proposals).0
+    }
+
+    /// [`pick`](Screen::pick), with the chosen proposal's predicted
+    /// log-value (`None` while nothing is predicted).
+    fn pick_predicted<B: Backbone>(&self, proposals: &[&Candidate<B>]) -> (usize, Option<f64>) {
+        let mut chosen = (0, None);
         for (index, leaf) in proposals.iter().enumerate() {
             match self.predict(leaf) {
-                None => return 0,
-                Some(value) if value < best => {
-                    best = value;
-                    chosen = index;
+                None => return (0, None),
+                Some(value) if chosen.1.is_none_or(|best| value < best) => {
+                    chosen = (index, Some(value));
                 }
                 Some(_) => {}
             }
         }
         chosen
+    }
+
+    /// Whether the proposal [`pick`](Screen::pick) would choose is worth
+    /// an evaluation: nothing is predicted yet, there is no best value, or
+    /// it is predicted within [`PROMISING`] times `best`. Searches draw
+    /// more proposals while it is not (see `MctsConfig::screen_rounds`).
+    pub(crate) fn promising<B: Backbone>(
+        &self,
+        proposals: &[&Candidate<B>],
+        best: Option<f64>,
+    ) -> bool {
+        match (self.pick_predicted(proposals).1, best) {
+            (Some(predicted), Some(best)) if best > 0.0 => predicted <= (PROMISING * best).ln(),
+            _ => true,
+        }
     }
 }
 

@@ -22,6 +22,21 @@ pub enum Status {
     Unknown,
 }
 
+impl Status {
+    /// The status of "the instance takes one of `values`" when its domain
+    /// is `mask`.
+    #[inline(always)]
+    pub fn of_membership(mask: u64, values: u64) -> Status {
+        if mask & !values == 0 {
+            Status::True
+        } else if mask & values == 0 {
+            Status::False
+        } else {
+            Status::Unknown
+        }
+    }
+}
+
 /// The inclusive range a term may take.
 #[derive(Clone, Copy, Debug)]
 pub struct Range {

@@ -81,7 +81,7 @@ enum Expected {
 /// A source built (or refused) by [`Harness::prepare`], not run yet.
 #[derive(Debug)]
 struct Prepared {
-    /// The compiler's refusal, if it refused either build.
+    /// The compiler's refusal, if it refused a build made ahead.
     failure: Option<Measurement>,
     /// This source's share of the wall time its batch took to build.
     compile_seconds: f64,
@@ -136,6 +136,18 @@ fn refusal(compiled: &Compiled) -> Option<Measurement> {
         Err(e) => Some(Measurement::CompileFailed {
             log: format!("harness: {e}"),
         }),
+    }
+}
+
+/// A candidate's timed runs as its measurement (the minimum counts), or
+/// what they ended with instead.
+fn timed_measurement(timed: Result<Vec<f64>, Measurement>) -> Measurement {
+    match timed {
+        Ok(runs) => Measurement::Timed {
+            seconds: runs.iter().copied().fold(f64::INFINITY, f64::min),
+            runs,
+        },
+        Err(measurement) => measurement,
     }
 }
 
@@ -278,9 +290,11 @@ impl Harness {
         &self.config
     }
 
-    /// How many sources were built (the reference included), each as a
-    /// check build and, unless check builds are timed, a timing build:
-    /// cached sources are not rebuilt.
+    /// How many sources were built ahead (the reference included): their
+    /// timing builds, or their check builds when check builds are timed
+    /// (the reference gets both). A check build made later, for a
+    /// candidate within the cut-off, is not counted; cached sources are
+    /// not rebuilt.
     pub fn compiles(&self) -> usize {
         self.compiles
     }
@@ -551,13 +565,7 @@ impl Harness {
         let start = Instant::now();
         let timed = self.time_after(hash, dir, first, Some(first_timed), timeout);
         self.last_phases.timing += start.elapsed().as_secs_f64();
-        Ok(match timed? {
-            Ok(runs) => Measurement::Timed {
-                seconds: runs.iter().copied().fold(f64::INFINITY, f64::min),
-                runs,
-            },
-            Err(measurement) => measurement,
-        })
+        Ok(timed_measurement(timed?))
     }
 
     /// The kernel time of a finished check run whose output matches the
@@ -615,13 +623,7 @@ impl Harness {
         let start = Instant::now();
         let timed = self.time(hash, dir, first, timeout);
         self.last_phases.timing = start.elapsed().as_secs_f64();
-        Ok(match timed? {
-            Ok(runs) => Measurement::Timed {
-                seconds: runs.iter().copied().fold(f64::INFINITY, f64::min),
-                runs,
-            },
-            Err(measurement) => measurement,
-        })
+        Ok(timed_measurement(timed?))
     }
 
     /// The timed runs of the source built in `dir`, whose check run took

@@ -23,13 +23,7 @@ impl Reads for Clause<'_, '_> {
         let mask = self
             .propagator
             .mask_of(&InstanceRef { choice, args }, self.binding);
-        if mask & !values == 0 {
-            Status::True
-        } else if mask & values == 0 {
-            Status::False
-        } else {
-            Status::Unknown
-        }
+        Status::of_membership(mask, values)
     }
 
     #[inline(always)]

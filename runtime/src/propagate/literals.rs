@@ -77,14 +77,7 @@ impl<'a> Propagator<'a> {
     pub(super) fn status_inline(&self, literal: &Literal, b: &Binding) -> Status {
         match literal {
             Literal::Is { instance, values } => {
-                let mask = self.mask_of(instance, b);
-                if mask & !values == 0 {
-                    Status::True
-                } else if mask & values == 0 {
-                    Status::False
-                } else {
-                    Status::Unknown
-                }
+                Status::of_membership(self.mask_of(instance, b), *values)
             }
             Literal::Same { lhs, rhs, equal } => {
                 let l = self.mask_of(lhs, b);

@@ -95,7 +95,7 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         StopReason::JournalError => "the journal could not be written",
     };
     say!(
-        "{}: {} search, seed {}, stopped ({stop}) after {} evaluations ({} replayed from the journal): {} failed, {} wrong, {} cut off after one run, {} stopped at the run timeout",
+        "{}: {} search, seed {}, stopped ({stop}) after {} evaluations ({} replayed from the journal): {} failed, {} wrong, {} cut off after one run, {} stopped at the run timeout, {} no faster than the best (not checked)",
         report.kernel.display(),
         report.search,
         report.seed,
@@ -104,7 +104,8 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         report.failures,
         report.wrong,
         report.cut_off,
-        report.timed_out
+        report.timed_out,
+        report.slower
     );
     say!("reference: {:.6} s", report.reference_seconds);
     if report.bound_checks > 0 {

@@ -575,12 +575,14 @@ fn a_run_whose_kernel_outlasts_the_cut_off_is_stopped() {
     let slow = sleeping(3_000_000);
     assert_stopped(&mut harness, &slow, 0.5);
     assert_eq!(runs_of(&harness.build_dir(&slow)), (0, 1));
-    // Slow only with the dump: its check run is held to the reference's
-    // rule (three times the reference's run, at least the floor).
+    // Slow only with the dump, and faster than the best, so checked after
+    // its timed runs: its check run is held to the reference's rule
+    // (three times the reference's run, at least the floor).
+    harness.set_incumbent(Some(harness.reference_seconds() + 0.05));
     let slow_checked = slow_dump(3_000_000, 0);
     assert_stopped(&mut harness, &slow_checked, 0.5);
     let build = harness.build_dir(&slow_checked);
-    assert_eq!(runs_of(&build), (1, 1));
+    assert_eq!(runs_of(&build), (1, 4));
     assert_eq!(
         std::fs::read_to_string(build.join("run.stderr")).unwrap(),
         ""
@@ -618,10 +620,10 @@ fn the_time_outside_the_kernel_comes_from_one_run_of_the_reference() {
     config.cutoff = Some(2.0);
     let mut harness =
         Harness::new(config, &slow_dump(50_000, 500_000)).unwrap_or_else(|e| panic!("{e}"));
-    harness.set_incumbent(Some(0.05));
+    harness.set_incumbent(Some(0.08));
     let timeout = harness.run_timeout();
     assert!(timeout >= Duration::from_millis(550), "{timeout:?}");
-    // A candidate as fast as the best writes its dump to the end.
+    // A candidate faster than the best writes its dump to the end.
     let candidate = format!("/* candidate */\n{}", slow_dump(50_000, 50_000));
     let measured = harness.evaluate(&candidate);
     assert!(
@@ -629,4 +631,57 @@ fn the_time_outside_the_kernel_comes_from_one_run_of_the_reference() {
         "{}",
         measured.summary()
     );
+}
+
+#[test]
+fn only_a_candidate_faster_than_the_best_is_checked() {
+    let dir = TempDir::new("contenders");
+    let mut settings = config(counting_compiler(&dir), &dir);
+    settings.runs = 4;
+    let mut harness = Harness::new(settings, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    // A best of 0.1 s: cut off above 0.21 s, two runs only above 0.135 s.
+    harness.set_incumbent(Some(0.1));
+    // Twice well above the best: two runs, no check build.
+    let above = sleeping(180_000);
+    let measured = harness.evaluate(&above);
+    let Measurement::Slower { seconds, runs } = &measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(*seconds >= 0.18 && runs.len() == 2, "{measured:?}");
+    assert!(
+        measured
+            .summary()
+            .ends_with("no faster than the best: not checked"),
+        "{}",
+        measured.summary()
+    );
+    let build = harness.build_dir(&above);
+    assert_eq!(runs_of(&build), (0, 2));
+    assert!(!build.join("kernel").exists());
+    assert_eq!(harness.last_phases().check, 0.0);
+    // Close to the best but not faster: timed in full, not checked.
+    let close = sleeping(110_000);
+    let measured = harness.evaluate(&close);
+    assert!(
+        matches!(&measured, Measurement::Slower { runs, .. } if runs.len() == 4),
+        "{measured:?}"
+    );
+    assert_eq!(runs_of(&harness.build_dir(&close)), (0, 4));
+    // Faster: timed in full, then checked once.
+    let faster = sleeping(40_000);
+    let measured = harness.evaluate(&faster);
+    assert!(
+        matches!(&measured, Measurement::Timed { runs, .. } if runs.len() == 8),
+        "{measured:?}"
+    );
+    assert_eq!(runs_of(&harness.build_dir(&faster)), (1, 8));
+    // With the cut-off off, every candidate is timed in full and checked.
+    let mut config = config(counting_compiler(&dir), &dir);
+    config.work_dir = dir.0.join("work-full");
+    config.runs = 4;
+    config.cutoff = None;
+    let mut full = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    full.set_incumbent(Some(0.1));
+    assert!(full.evaluate(&above).is_timed());
+    assert_eq!(runs_of(&full.build_dir(&above)), (1, 4));
 }

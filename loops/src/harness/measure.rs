@@ -1,10 +1,12 @@
 //! The harness itself: the reference program built and run, then each
 //! candidate's timing build (without the array dump; in parallel with
 //! other candidates' builds when they are prepared together) run once and
-//! cut off when far slower than the best, else its check build (with the
-//! dump) built, run once and compared with the reference, and the other
-//! timed runs made; results cached by hash. Most candidates of a search
-//! are cut off, so most never pay for the dump, written and compared.
+//! cut off when far slower than the best, else run again (only once more
+//! when both runs stay well above the best); a candidate faster than the
+//! best then has its check build (with the dump) built, run once and
+//! compared with the reference. Results are cached by hash. Only
+//! candidates that could be a result pay for the dump, written and
+//! compared.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -48,6 +50,14 @@ const EMPTY_KERNEL_SECONDS: f64 = 0.005;
 /// cut-off limit too: the single run of a kernel of a few milliseconds is
 /// mostly noise, and timing such a candidate in full costs little.
 const CUTOFF_SLACK_SECONDS: f64 = 0.01;
+
+/// With the cut-off on, a candidate whose first run is more than this
+/// factor above the incumbent (and `CUTOFF_SLACK_SECONDS` more) gets one
+/// more run, and stops there when that one is too: the first run of a
+/// candidate in the tunes measured was within a third of its minimum nine
+/// times in ten, and such a candidate, not faster than the best, is only
+/// a value for the search.
+const CONTENDER_MARGIN: f64 = 1.25;
 
 /// A run cut off while it runs (see [`Harness::run_timeout`]) may spend
 /// this much more than the reference outside its kernel, and
@@ -476,13 +486,15 @@ impl Harness {
         }
     }
 
-    /// Builds (unless [`prepare`](Harness::prepare)d), checks and times a
+    /// Builds (unless [`prepare`](Harness::prepare)d), times and checks a
     /// candidate (a whole C source), or returns the cached result of an
-    /// identical source. The check build runs once: a crash, a run past
-    /// the timeout or an output other than the reference's ends there, and
-    /// so does a time more than the cut-off factor above the incumbent.
-    /// Otherwise the timing build runs [`HarnessConfig::runs`] times (twice
-    /// as many below 50 ms). A failure of the harness itself (an
+    /// identical source. Its timing build runs once first: a crash or a
+    /// run past the cut-off ends there. Otherwise it runs
+    /// [`HarnessConfig::runs`] times in all (twice as many below 50 ms;
+    /// only twice when both runs stay a quarter above the incumbent), and
+    /// a candidate faster than the incumbent (any, with the cut-off off)
+    /// has its check build run once, its output compared with the
+    /// reference's. A failure of the harness itself (an
     /// unwritable work directory, say) is a [`Measurement::CompileFailed`]
     /// whose log starts with `harness:`.
     pub fn evaluate(&mut self, source: &str) -> Measurement {
@@ -514,10 +526,12 @@ impl Harness {
         measurement
     }
 
-    /// The first timed run, then the cut-off, or the check build built and
-    /// run once and the other timed runs. A candidate cut off is never
+    /// The first timed run, then the cut-off; else the timed runs (two
+    /// only, when both stay above the contender margin), then, for a
+    /// candidate faster than the incumbent, the check build built and run
+    /// once. A candidate cut off or no faster than the incumbent is never
     /// checked: it is never a result, and its check run (the dump written
-    /// and compared) would cost more than its timed run.
+    /// and compared) would cost more than its timed runs.
     fn time_then_check(
         &mut self,
         hash: &str,
@@ -535,6 +549,19 @@ impl Harness {
         };
         if let Some(cut_off) = self.cut_off(first_timed) {
             return Ok(cut_off);
+        }
+        let start = Instant::now();
+        let timed = self.contender_runs(dir, first_timed, timeout);
+        self.last_phases.timing += start.elapsed().as_secs_f64();
+        let runs = match timed? {
+            Ok(runs) => runs,
+            Err(measurement) => return Ok(measurement),
+        };
+        let seconds = runs.iter().copied().fold(f64::INFINITY, f64::min);
+        if let Some(best) = self.incumbent.filter(|_| self.config.cutoff.is_some()) {
+            if seconds >= best {
+                return Ok(Measurement::Slower { seconds, runs });
+            }
         }
         let start = Instant::now();
         let toolchain = Toolchain {
@@ -558,14 +585,79 @@ impl Harness {
         );
         let checked = self.run(dir, &Build::Check.binary(dir), check_timeout, true, None)?;
         self.last_phases.check = start.elapsed().as_secs_f64();
-        let first = match self.checked_time(checked) {
+        let checked_first = match self.checked_time(checked) {
             Ok(first) => first,
             Err(measurement) => return Ok(measurement),
         };
         let start = Instant::now();
-        let timed = self.time_after(hash, dir, first, Some(first_timed), timeout);
+        let timed = self.kernel_kept(hash, dir, checked_first, runs, timeout);
         self.last_phases.timing += start.elapsed().as_secs_f64();
         Ok(timed_measurement(timed?))
+    }
+
+    /// The timed runs of a candidate whose first run took `first` (within
+    /// the cut-off): all of them, or only one more when the cut-off is on
+    /// and both stay more than [`CONTENDER_MARGIN`] above the incumbent
+    /// (such a candidate will not be the best, and its runs are its
+    /// slowest).
+    fn contender_runs(
+        &self,
+        dir: &Path,
+        first: f64,
+        timeout: Duration,
+    ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
+        let mut runs = vec![first];
+        let count = self.run_count(first);
+        let margin = match (self.incumbent, self.config.cutoff) {
+            (Some(best), Some(_)) => Some(CONTENDER_MARGIN * best + CUTOFF_SLACK_SECONDS),
+            _ => None,
+        };
+        if let Some(margin) = margin.filter(|margin| first > *margin && count > 2) {
+            match self.timed_runs(dir, Build::Timed, 1, timeout)? {
+                Ok(second) => runs.extend(second),
+                failure => return Ok(failure),
+            }
+            if runs.iter().all(|run| *run > margin) {
+                return Ok(Ok(runs));
+            }
+        }
+        let left = count.saturating_sub(runs.len());
+        Ok(match self.timed_runs(dir, Build::Timed, left, timeout)? {
+            Ok(more) => Ok(runs.into_iter().chain(more).collect()),
+            failure => failure,
+        })
+    }
+
+    /// How many timed runs a candidate whose first run took `first` gets.
+    fn run_count(&self, first: f64) -> usize {
+        if first < SHORT_KERNEL_SECONDS {
+            self.config.runs * 2
+        } else {
+            self.config.runs
+        }
+    }
+
+    /// `runs` of the timing build, unless their kernel was lost: every
+    /// one far shorter than the check run's `checked_first` (then the
+    /// check build is timed instead, from now on; see
+    /// `EMPTY_KERNEL_SHARE`).
+    fn kernel_kept(
+        &mut self,
+        hash: &str,
+        dir: &Path,
+        checked_first: f64,
+        runs: Vec<f64>,
+        timeout: Duration,
+    ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
+        let slowest = runs.iter().copied().fold(0.0, f64::max);
+        if slowest >= EMPTY_KERNEL_SHARE * checked_first
+            || checked_first - slowest < EMPTY_KERNEL_SECONDS
+        {
+            return Ok(Ok(runs));
+        }
+        self.timed_as_checked.insert(hash.to_string());
+        let count = self.run_count(checked_first);
+        self.timed_runs(dir, Build::Check, count, timeout)
     }
 
     /// The kernel time of a finished check run whose output matches the
@@ -636,39 +728,15 @@ impl Harness {
         first: f64,
         timeout: Duration,
     ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
-        self.time_after(hash, dir, first, None, timeout)
-    }
-
-    /// [`time`](Harness::time), counting `first_timed`, a run of the
-    /// timing build already made, among the runs.
-    fn time_after(
-        &mut self,
-        hash: &str,
-        dir: &Path,
-        first: f64,
-        first_timed: Option<f64>,
-        timeout: Duration,
-    ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
-        let count = if first < SHORT_KERNEL_SECONDS {
-            self.config.runs * 2
-        } else {
-            self.config.runs
-        };
+        let count = self.run_count(first);
         if self.time_check_builds {
             self.timed_as_checked.insert(hash.to_string());
             return self.timed_runs(dir, Build::Check, count, timeout);
         }
-        let done: Vec<f64> = first_timed.into_iter().collect();
-        let runs = match self.timed_runs(dir, Build::Timed, count - done.len(), timeout)? {
-            Ok(runs) => done.into_iter().chain(runs).collect::<Vec<f64>>(),
-            failure => return Ok(failure),
-        };
-        let slowest = runs.iter().copied().fold(0.0, f64::max);
-        if slowest >= EMPTY_KERNEL_SHARE * first || first - slowest < EMPTY_KERNEL_SECONDS {
-            return Ok(Ok(runs));
+        match self.timed_runs(dir, Build::Timed, count, timeout)? {
+            Ok(runs) => self.kernel_kept(hash, dir, first, runs, timeout),
+            failure => Ok(failure),
         }
-        self.timed_as_checked.insert(hash.to_string());
-        self.timed_runs(dir, Build::Check, count, timeout)
     }
 
     /// Runs two already evaluated (and correct) programs interleaved,

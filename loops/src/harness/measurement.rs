@@ -34,6 +34,15 @@ pub enum Measurement {
         /// The time it had to beat (the factor times the best).
         limit: f64,
     },
+    /// Within the cut-off but no faster than the best so far: timed (twice
+    /// only, when both runs stayed well above the best) and not checked,
+    /// since it cannot be a result.
+    Slower {
+        /// The minimum of the runs.
+        seconds: f64,
+        /// Every timed run.
+        runs: Vec<f64>,
+    },
     /// Ran longer than the run timeout (seconds waited).
     RunTimedOut {
         /// Seconds waited.
@@ -85,6 +94,12 @@ impl Measurement {
                 "cut off after one run: {} (more than {})",
                 format_seconds(*seconds),
                 format_seconds(*limit)
+            ),
+            Measurement::Slower { seconds, runs } => format!(
+                "{} (minimum of {} run{}), no faster than the best: not checked",
+                format_seconds(*seconds),
+                runs.len(),
+                if runs.len() == 1 { "" } else { "s" }
             ),
             Measurement::RunTimedOut { seconds } => format!("run timed out after {seconds:.1} s"),
             Measurement::WrongOutput { detail } => {

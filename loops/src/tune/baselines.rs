@@ -115,7 +115,9 @@ pub(super) fn measure(
         let measurement =
             harness.evaluate_built_with(reference, &configuration.compiler, &configuration.extra);
         let (result, runs) = match &measurement {
-            Measurement::Timed { seconds, runs } => (Ok(*seconds), runs.clone()),
+            Measurement::Timed { seconds, runs } | Measurement::Slower { seconds, runs } => {
+                (Ok(*seconds), runs.clone())
+            }
             other => (Err(other.summary()), Vec::new()),
         };
         let record = match &result {

@@ -60,6 +60,7 @@ pub(super) struct KernelEvaluator<'a> {
     pub(super) wrong: usize,
     pub(super) cut_off: usize,
     pub(super) timed_out: usize,
+    pub(super) slower: usize,
     pub(super) budget: Option<usize>,
     pub(super) time_budget: Option<f64>,
     pub(super) started: Instant,
@@ -205,6 +206,16 @@ impl KernelEvaluator<'_> {
                     Outcome::flagged(seconds, Flag::CutOff, summary.clone()),
                     summary,
                 )
+            }
+            Measurement::Slower { seconds, runs } => {
+                self.slower += 1;
+                let mut outcome = Outcome::flagged(seconds, Flag::Slower, summary);
+                outcome.measurements = runs;
+                let note = format!(
+                    "{seconds:.6} s ({:.2}x), no faster than the best: not checked",
+                    self.reference_seconds / seconds
+                );
+                (outcome, note)
             }
             Measurement::RunTimedOut { seconds } => {
                 // A slow leaf, not a broken one: the timeout follows the best.

@@ -68,6 +68,8 @@ pub struct TuneReport {
     pub cut_off: usize,
     /// Candidates stopped at the run timeout (which follows the best).
     pub timed_out: usize,
+    /// Candidates timed but no faster than the best, not checked.
+    pub slower: usize,
     /// Candidates (and partial candidates) whose lower bound the search
     /// compared with the best time, and how many it skipped for it.
     pub bound_checks: usize,
@@ -278,6 +280,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         wrong: 0,
         cut_off: 0,
         timed_out: 0,
+        slower: 0,
         budget,
         time_budget: options.time_budget,
         started: Instant::now(),
@@ -401,6 +404,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         wrong: evaluator.wrong,
         cut_off: evaluator.cut_off,
         timed_out: evaluator.timed_out,
+        slower: evaluator.slower,
         bound_checks: result.bound_checks,
         pruned: result.pruned,
         reference_seconds,

@@ -1,7 +1,8 @@
 //! Where a search's time went, from the phases its evaluator reported
 //! per evaluation: building, checking and timing the leaves that were
 //! measured in full, and everything spent on leaves that were cut off,
-//! timed out or failed (wrong results included). What no evaluation
+//! timed out, no faster than the best (timed, not checked) or failed
+//! (wrong results included). What no evaluation
 //! accounts for (the search itself, writing candidates out, leaves built
 //! ahead but never evaluated) is `other`.
 
@@ -40,6 +41,9 @@ pub struct Breakdown {
     pub cut_off: Share,
     /// Everything spent on leaves stopped at the run timeout.
     pub timed_out: Share,
+    /// Everything spent on leaves timed but no faster than the best (not
+    /// checked).
+    pub slower: Share,
     /// Everything spent on leaves that failed or computed wrong values.
     pub failed: Share,
 }
@@ -64,6 +68,7 @@ impl Breakdown {
                 }
                 (Status::Ok, Some(Flag::CutOff)) => breakdown.cut_off.add(phases.total()),
                 (Status::Ok, Some(Flag::TimedOut)) => breakdown.timed_out.add(phases.total()),
+                (Status::Ok, Some(Flag::Slower)) => breakdown.slower.add(phases.total()),
                 _ => breakdown.failed.add(phases.total()),
             }
         }
@@ -77,6 +82,7 @@ impl Breakdown {
             + self.timing.seconds
             + self.cut_off.seconds
             + self.timed_out.seconds
+            + self.slower.seconds
             + self.failed.seconds;
         (self.wall - accounted).max(0.0)
     }
@@ -99,6 +105,7 @@ impl fmt::Display for Breakdown {
             ("timed runs", self.timing, false),
             ("cut off", self.cut_off, true),
             ("timed out", self.timed_out, true),
+            ("slower", self.slower, true),
             ("failed", self.failed, true),
         ];
         for (name, part, counted) in rows {
@@ -158,6 +165,7 @@ mod tests {
                 20.0,
                 phases(1.0, 5.0, 0.0),
             ),
+            evaluation(Status::Ok, Some(Flag::Slower), 20.5, phases(0.2, 0.0, 0.3)),
             evaluation(Status::Failed, None, 21.0, phases(0.5, 0.0, 0.0)),
             evaluation(Status::Wrong, None, 24.0, phases(1.0, 1.5, 0.0)),
         ];
@@ -169,13 +177,20 @@ mod tests {
         assert_eq!(breakdown.cut_off.seconds, 3.0);
         assert_eq!(breakdown.timed_out.seconds, 6.0);
         assert_eq!(
+            breakdown.slower,
+            Share {
+                seconds: 0.5,
+                count: 1
+            }
+        );
+        assert_eq!(
             breakdown.failed,
             Share {
                 seconds: 3.0,
                 count: 2
             }
         );
-        assert_eq!(breakdown.other(), 4.0);
+        assert_eq!(breakdown.other(), 3.5);
         let text = breakdown.to_string();
         assert!(
             text.contains("  cut off          3.0 s   12%  (1 evaluation)"),

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! with, when the evaluator gives them, a `flag` (`"cut_off"`,
-//! `"timed_out"`), the `phases` the time went to (`{"compile":0.8,
+//! `"timed_out"`, `"slower"`), the `phases` the time went to (`{"compile":0.8,
 //! "check":0.3,"timing":1.6}`), the leaf's lower `bound`, and the best
 //! leaf's value measured again (`"incumbent":{"index":3,"value":0.0011}`).
 //!
@@ -601,6 +601,9 @@ pub struct Summary {
     /// Of those, evaluations stopped at the run timeout
     /// (`Flag::TimedOut`).
     pub timed_out: usize,
+    /// Of those, evaluations timed but no faster than the best, not
+    /// checked (`Flag::Slower`).
+    pub slower: usize,
     /// Evaluations that measured nothing (failed, or `Ok` without a
     /// value).
     pub failed: usize,
@@ -654,6 +657,7 @@ pub fn summarize(evaluations: &[Evaluation]) -> Summary {
                 match evaluation.flag {
                     Some(Flag::CutOff) => summary.cut_off += 1,
                     Some(Flag::TimedOut) => summary.timed_out += 1,
+                    Some(Flag::Slower) => summary.slower += 1,
                     None => {}
                 }
                 let full = evaluation.flag.is_none();

@@ -69,9 +69,11 @@ pub struct MctsConfig {
     /// The last `local_steps` evaluations of every `local_period` are
     /// neighbours of the best leaf instead of tree rollouts (0: none). On
     /// large spaces the tree stays near the root, and the best leaf it
-    /// found still has poor details: the default gives half of the
-    /// evaluations to local steps, which found most of the loop space's
-    /// bests in the bundled examples. Counted in evaluations, not as a
+    /// found still has poor details: the default gives three quarters of
+    /// the evaluations to local steps. In ten-minute tunes of a C = A *
+    /// B^T kernel, local steps found every new best after the first 50
+    /// evaluations but one, and half of them came within twice the best
+    /// time, against one rollout in twenty. Counted in evaluations, not as a
     /// share of the budget, so that resuming with a larger budget replays
     /// the interrupted search.
     pub local_steps: usize,
@@ -114,7 +116,7 @@ impl Default for MctsConfig {
             stall: None,
             same_leaf: 20,
             transfer: 0.1,
-            local_steps: 50,
+            local_steps: 75,
             local_period: 100,
             screen: 1,
             screen_rounds: 1,

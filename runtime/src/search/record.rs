@@ -27,6 +27,10 @@ pub enum Flag {
     /// Stopped at the run timeout, which follows the best: `value` is
     /// the time it ran, less than its whole time.
     TimedOut,
+    /// Timed, but no faster than the best, so not checked (it cannot be
+    /// a result), and run only twice when both runs stayed well above the
+    /// best: `value` is the minimum of its runs.
+    Slower,
 }
 
 /// Wall-clock seconds an evaluation spent building, checking and timing

@@ -61,11 +61,11 @@ pub fn text(path: &Path, main: &Run, baselines: &[Run], naming: &Naming) -> Stri
         s.wrong,
         s.distinct_leaves
     );
-    if s.cut_off + s.timed_out > 0 {
+    if s.cut_off + s.timed_out + s.slower > 0 {
         let _ = write!(
             out,
-            "; of the measured, {} cut off after one run and {} stopped at the run timeout",
-            s.cut_off, s.timed_out
+            "; of the measured, {} cut off after one run, {} stopped at the run timeout and {} no faster than the best (not checked)",
+            s.cut_off, s.timed_out, s.slower
         );
     }
     let _ = writeln!(out, ")");

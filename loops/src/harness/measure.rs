@@ -53,10 +53,10 @@ const CUTOFF_SLACK_SECONDS: f64 = 0.01;
 
 /// With the cut-off on, a candidate whose first run is more than this
 /// factor above the incumbent (and `CUTOFF_SLACK_SECONDS` more) gets one
-/// more run, and stops there when that one is too: the first run of a
-/// candidate in the tunes measured was within a third of its minimum nine
-/// times in ten, and such a candidate, not faster than the best, is only
-/// a value for the search.
+/// more run, and stops there when that one is too: in the tunes measured,
+/// a candidate's first run was within 1.4 times its minimum nine times in
+/// ten, and a candidate that does not beat the best is only a value for
+/// the search.
 const CONTENDER_MARGIN: f64 = 1.25;
 
 /// A run cut off while it runs (see [`Harness::run_timeout`]) may spend
@@ -598,8 +598,8 @@ impl Harness {
     /// The timed runs of a candidate whose first run took `first` (within
     /// the cut-off): all of them, or only one more when the cut-off is on
     /// and both stay more than [`CONTENDER_MARGIN`] above the incumbent
-    /// (such a candidate will not be the best, and its runs are its
-    /// slowest).
+    /// (such a candidate is unlikely to beat it, and its value only steers
+    /// the search).
     fn contender_runs(
         &self,
         dir: &Path,

@@ -1398,6 +1398,76 @@ chmod +x "$out"
 }
 
 #[test]
+fn a_candidate_miscompiled_by_polly_is_a_failure_not_a_legality_bug() {
+    let dir = scratch("miscompiled");
+    // A compiler that takes `-mllvm -polly` (so the space offers Polly),
+    // but, given it, drops it and builds gemm with `alpha` doubled: a
+    // stand-in for an optimizer that miscompiles.
+    let fake = dir.join("miscompiling-cc");
+    write_script(
+        &fake,
+        r#"#!/bin/sh
+case " $* " in *" -polly "*) ;; *) exec cc "$@" ;; esac
+for a in "$@"; do
+  shift
+  case "$a" in
+    -mllvm|-polly*) ;;
+    *.c) sed 's/alpha \* A\[i\]\[k\]/2 * alpha * A[i][k]/' "$a" > "$a.miscompiled.c"
+         set -- "$@" "$a.miscompiled.c" ;;
+    *) set -- "$@" "$a" ;;
+  esac
+done
+exec cc "$@"
+"#,
+    );
+    let work = dir.join("work");
+    let mut args = vec![
+        "tune",
+        "examples/gemm.c",
+        "--search",
+        "random",
+        "--budget",
+        "3",
+        "--seed",
+        "1",
+        "--runs",
+        "1",
+        "--cutoff",
+        "0",
+        "--no-polly-start",
+        "--fix",
+        "optimizer() = POLLY",
+        "--cc",
+        fake.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(SMALL_GEMM);
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("without those flags its output matches the original's"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("LEGALITY BUG"), "{stderr}");
+    let records = journal_records(&work.join("journal.jsonl"));
+    assert!(!records.is_empty());
+    for record in &records {
+        assert_eq!(record["status"], "failed", "{record}");
+        assert!(
+            record["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("miscompiled with `-mllvm -polly`")),
+            "{record}"
+        );
+    }
+    assert!(work.join("miscompiled-0.c").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn killing_a_search_while_it_builds_ahead_loses_no_recorded_evaluation() {
     use std::process::Stdio;
     let dir = scratch("kill");

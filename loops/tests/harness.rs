@@ -685,3 +685,48 @@ fn only_a_candidate_faster_than_the_best_is_checked() {
     assert!(full.evaluate(&above).is_timed());
     assert_eq!(runs_of(&full.build_dir(&above)), (1, 4));
 }
+
+/// A compiler that builds with `cc`, but given `-mllvm -polly` defines
+/// `MISCOMPILED` instead: a stand-in for an optimizer that miscompiles.
+fn miscompiling_compiler(dir: &TempDir) -> Compiler {
+    let path = dir.0.join("miscompiling-cc");
+    script(
+        &path,
+        r#"#!/bin/sh
+case " $* " in *" -polly "*) ;; *) exec cc "$@" ;; esac
+for a in "$@"; do
+  shift
+  case "$a" in -mllvm|-polly) ;; *) set -- "$@" "$a" ;; esac
+done
+exec cc -DMISCOMPILED "$@"
+"#,
+    );
+    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_candidate_wrong_only_with_an_optimizers_flags_checks_without_them() {
+    let dir = TempDir::new("miscompiled");
+    let compiler = miscompiling_compiler(&dir);
+    let mut harness = Harness::new(config(compiler.clone(), &dir), &program(BODY))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let source = format!(
+        "#ifdef MISCOMPILED\n#define OFFSET 2.0\n#else\n#define OFFSET 1.0\n#endif\n{}",
+        program("A[i][j] = A[i][j] * 0.5 + OFFSET;")
+    );
+    let polly = ["-mllvm".to_string(), "-polly".to_string()];
+    let measured = harness.evaluate_built_with(&source, &compiler, &polly);
+    assert!(
+        matches!(measured, Measurement::WrongOutput { .. }),
+        "{}",
+        measured.summary()
+    );
+    assert_eq!(harness.check_built_with(&source, &compiler, &[]), None);
+    // Wrong whatever the flags: what the check run gave.
+    let wrong = program("A[i][j] = A[i][j] * 0.5 + 3.0;");
+    let checked = harness.check_built_with(&wrong, &compiler, &[]);
+    assert!(
+        matches!(checked, Some(Measurement::WrongOutput { .. })),
+        "{checked:?}"
+    );
+}

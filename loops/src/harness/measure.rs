@@ -392,13 +392,7 @@ impl Harness {
         compiler: &Compiler,
         extra: &[String],
     ) -> Measurement {
-        let flags = self.config.build_flags(compiler, extra);
-        let saved_flags = std::mem::replace(&mut self.flags, flags);
-        let saved_compiler = std::mem::replace(&mut self.config.compiler, compiler.clone());
-        let measurement = self.evaluate(source);
-        self.flags = saved_flags;
-        self.config.compiler = saved_compiler;
-        measurement
+        self.built_with(compiler, extra, |harness| harness.evaluate(source))
     }
 
     /// [`prepare`](Harness::prepare) for sources built with the
@@ -406,10 +400,7 @@ impl Harness {
     /// [`evaluate_built_with`](Harness::evaluate_built_with)).
     pub fn prepare_built_with(&mut self, sources: &[&str], extra: &[String]) {
         let compiler = self.config.compiler.clone();
-        let flags = self.config.build_flags(&compiler, extra);
-        let saved_flags = std::mem::replace(&mut self.flags, flags);
-        self.prepare(sources);
-        self.flags = saved_flags;
+        self.built_with(&compiler, extra, |harness| harness.prepare(sources));
     }
 
     /// Builds the sources that are neither evaluated nor built yet, with
@@ -563,6 +554,25 @@ impl Harness {
                 return Ok(Measurement::Slower { seconds, runs });
             }
         }
+        let checked_first = match self.build_and_check(dir, source)? {
+            Ok(first) => first,
+            Err(measurement) => return Ok(measurement),
+        };
+        let start = Instant::now();
+        let timed = self.kernel_kept(hash, dir, checked_first, runs, timeout);
+        self.last_phases.timing += start.elapsed().as_secs_f64();
+        Ok(timed_measurement(timed?))
+    }
+
+    /// Builds the check build of `source` in `dir`, runs it once and
+    /// compares its output with the reference's: the kernel time of that
+    /// run, or what it gave instead (a refusal, a crash, a timeout, a
+    /// wrong output).
+    fn build_and_check(
+        &mut self,
+        dir: &Path,
+        source: &str,
+    ) -> Result<Result<f64, Measurement>, HarnessError> {
         let start = Instant::now();
         let toolchain = Toolchain {
             compiler: &self.config.compiler.path,
@@ -572,7 +582,7 @@ impl Harness {
         let compiled = toolchain.compile(dir, Build::Check, source);
         self.last_phases.compile += start.elapsed().as_secs_f64();
         if let Some(failure) = refusal(&compiled) {
-            return Ok(failure);
+            return Ok(Err(failure));
         }
         // Its kernel ran within the cut-off: the check run, dump included,
         // is not held to the cut-off's timeout (a noisy run killed while it
@@ -584,15 +594,48 @@ impl Harness {
             self.config.run_timeout_floor,
         );
         let checked = self.run(dir, &Build::Check.binary(dir), check_timeout, true, None)?;
-        self.last_phases.check = start.elapsed().as_secs_f64();
-        let checked_first = match self.checked_time(checked) {
-            Ok(first) => first,
-            Err(measurement) => return Ok(measurement),
-        };
-        let start = Instant::now();
-        let timed = self.kernel_kept(hash, dir, checked_first, runs, timeout);
-        self.last_phases.timing += start.elapsed().as_secs_f64();
-        Ok(timed_measurement(timed?))
+        self.last_phases.check += start.elapsed().as_secs_f64();
+        Ok(self.checked_time(checked))
+    }
+
+    /// Whether `source`, built with `compiler` and `extra` flags after the
+    /// user's, prints the reference's output (its check build built and
+    /// run once, neither timed nor cached): `None` when it does, else what
+    /// it gave instead. It tells a compiler's fault from the space's: a
+    /// candidate whose output is wrong only with an optimizer's flags was
+    /// miscompiled.
+    pub fn check_built_with(
+        &mut self,
+        source: &str,
+        compiler: &Compiler,
+        extra: &[String],
+    ) -> Option<Measurement> {
+        self.built_with(compiler, extra, |harness| {
+            let dir = harness.build_dir(source);
+            match harness.build_and_check(&dir, source) {
+                Ok(checked) => checked.err(),
+                Err(e) => Some(Measurement::CompileFailed {
+                    log: format!("harness: {e}"),
+                }),
+            }
+        })
+    }
+
+    /// Runs `f` with `compiler` and `extra` flags after the user's in
+    /// place of the candidates' build.
+    fn built_with<T>(
+        &mut self,
+        compiler: &Compiler,
+        extra: &[String],
+        f: impl FnOnce(&mut Harness) -> T,
+    ) -> T {
+        let flags = self.config.build_flags(compiler, extra);
+        let saved_flags = std::mem::replace(&mut self.flags, flags);
+        let saved_compiler = std::mem::replace(&mut self.config.compiler, compiler.clone());
+        let result = f(self);
+        self.flags = saved_flags;
+        self.config.compiler = saved_compiler;
+        result
     }
 
     /// The timed runs of a candidate whose first run took `first` (within

@@ -225,7 +225,35 @@ impl KernelEvaluator<'_> {
                     summary,
                 )
             }
+            // Built with an optimizer's flags, and right without them: the
+            // optimizer miscompiled it (seen with Polly on PolyBench's
+            // covariance), not a fault of the space.
+            Measurement::WrongOutput { detail }
+                if !flags.is_empty()
+                    && self
+                        .harness
+                        .check_built_with(&code, &compiler, &[])
+                        .is_none() =>
+            {
+                phases = self.harness.last_phases();
+                self.failures += 1;
+                let kept = self.work_dir.join(match evaluation {
+                    Some(index) => format!("miscompiled-{index}.c"),
+                    None => "miscompiled-original.c".to_string(),
+                });
+                let _ = std::fs::write(&kept, &code);
+                let index =
+                    evaluation.map_or("of the original nest".to_string(), |i| i.to_string());
+                let flags = flags.join(" ");
+                self.progress.note(&format!(
+                    "note: candidate {index} computes other values only when built with `{flags}` ({detail}); without those flags its output matches the original's: the compiler's optimizer miscompiled it, and it counts as a failure; its source is kept in {}",
+                    kept.display()
+                ));
+                let message = format!("miscompiled with `{flags}`: {detail}");
+                (Outcome::failed(message.clone()), message)
+            }
             Measurement::WrongOutput { detail } => {
+                phases = self.harness.last_phases();
                 self.wrong += 1;
                 let kept = self.work_dir.join(match evaluation {
                     Some(index) => format!("wrong-{index}.c"),

@@ -65,19 +65,6 @@ pub(crate) fn map_mask(mask: u64, inverse: &[u8]) -> u64 {
     out
 }
 
-/// The status of an `is` literal over `values` for an instance whose
-/// domain is `mask`.
-#[inline]
-pub(crate) fn is_status(mask: u64, values: u64) -> Status {
-    if mask & !values == 0 {
-        Status::True
-    } else if mask & values == 0 {
-        Status::False
-    } else {
-        Status::Unknown
-    }
-}
-
 /// Whether every, and whether no, pair of values in the ranges makes the
 /// left one a multiple of the right one (read from ranges alone: certain
 /// only when both are points, the left one is 0, the right one is ±1, or

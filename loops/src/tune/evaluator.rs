@@ -104,6 +104,22 @@ impl KernelEvaluator<'_> {
         self.progress.evaluated(&status);
     }
 
+    /// Writes the source of the candidate `evaluation` (`None`: the
+    /// original nest) to `<kind>-<index>.c` in the work directory, for a
+    /// person to look at; its path, and how notes name the candidate.
+    fn keep_source(&self, kind: &str, evaluation: Option<usize>, code: &str) -> (PathBuf, String) {
+        let (file, name) = match evaluation {
+            Some(index) => (format!("{kind}-{index}.c"), index.to_string()),
+            None => (
+                format!("{kind}-original.c"),
+                "of the original nest".to_string(),
+            ),
+        };
+        let kept = self.work_dir.join(file);
+        let _ = std::fs::write(&kept, code);
+        (kept, name)
+    }
+
     fn lower(&self, leaf: &LoopCandidate) -> Lowered {
         lower_leaf(self.loaded, leaf, self.emit, self.directives)
     }
@@ -237,13 +253,7 @@ impl KernelEvaluator<'_> {
             {
                 phases = self.harness.last_phases();
                 self.failures += 1;
-                let kept = self.work_dir.join(match evaluation {
-                    Some(index) => format!("miscompiled-{index}.c"),
-                    None => "miscompiled-original.c".to_string(),
-                });
-                let _ = std::fs::write(&kept, &code);
-                let index =
-                    evaluation.map_or("of the original nest".to_string(), |i| i.to_string());
+                let (kept, index) = self.keep_source("miscompiled", evaluation, &code);
                 let flags = flags.join(" ");
                 self.progress.note(&format!(
                     "note: candidate {index} computes other values only when built with `{flags}` ({detail}); without those flags its output matches the original's: the compiler's optimizer miscompiled it, and it counts as a failure; its source is kept in {}",
@@ -255,13 +265,7 @@ impl KernelEvaluator<'_> {
             Measurement::WrongOutput { detail } => {
                 phases = self.harness.last_phases();
                 self.wrong += 1;
-                let kept = self.work_dir.join(match evaluation {
-                    Some(index) => format!("wrong-{index}.c"),
-                    None => "wrong-original.c".to_string(),
-                });
-                let _ = std::fs::write(&kept, &code);
-                let index =
-                    evaluation.map_or("of the original nest".to_string(), |i| i.to_string());
+                let (kept, index) = self.keep_source("wrong", evaluation, &code);
                 self.progress.note(&format!(
                     "LEGALITY BUG: candidate {index} computes other values than the original program ({detail}); it is never reported as a result; its source is kept in {}",
                     kept.display()

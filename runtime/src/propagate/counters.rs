@@ -9,7 +9,7 @@ use crate::backbone::ObjectId;
 use crate::binding::Binding;
 use crate::model::*;
 use crate::plan::{CounterPlan, ZLiteral};
-use crate::values::{is_status, Range, Status, MEMBER};
+use crate::values::{Range, Status, MEMBER};
 
 impl<'a> Propagator<'a> {
     /// The range of a counter instance from its inputs, and the
@@ -165,9 +165,10 @@ impl<'a> Propagator<'a> {
                             with_z.objects[plan.z as usize] = objects[p];
                             self.status(literal, &with_z)
                         }
-                        ZLiteral::Own { values, words } => {
-                            is_status(words[p].map_or(0, |word| self.words[word]), *values)
-                        }
+                        ZLiteral::Own { values, words } => Status::of_membership(
+                            words[p].map_or(0, |word| self.words[word]),
+                            *values,
+                        ),
                         _ => break,
                     };
                     match status {

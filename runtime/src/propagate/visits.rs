@@ -13,7 +13,7 @@ use crate::backbone::ObjectId;
 use crate::binding::{Binding, PARAM_VARS};
 use crate::model::*;
 use crate::plan::{never_counts, CounterRead, Fallback, FreeParam, ReadScreen, Step, Visit};
-use crate::values::{is_status, Status};
+use crate::values::Status;
 
 impl<'a> Propagator<'a> {
     /// Filters the instances of a visit's constraint that bind its literal
@@ -354,7 +354,9 @@ impl<'a> Propagator<'a> {
                     } else {
                         self.layout.map_inverse(choice, old)
                     };
-                    if is_status(before, values) == is_status(masks[orientation], values) {
+                    if Status::of_membership(before, values)
+                        == Status::of_membership(masks[orientation], values)
+                    {
                         continue;
                     }
                 }

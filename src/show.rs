@@ -10,7 +10,9 @@ use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
 use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
-use commute_loops::space::{dim_kind, order, schedule, tile_size, Backbone, StatementsId};
+use commute_loops::space::{
+    accumulate, dim_kind, order, schedule, tile_size, Backbone, StatementsId,
+};
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
 
@@ -88,6 +90,7 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
     for (choice, name) in [
         (dim_kind::CHOICE, "dim_kind"),
         (schedule::CHOICE, "schedule"),
+        (accumulate::CHOICE, "accumulate"),
         (tile_size::CHOICE, "tile_size"),
         (order::CHOICE, "order"),
     ] {

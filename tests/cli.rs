@@ -1434,6 +1434,10 @@ exec cc "$@"
         "1",
         "--cutoff",
         "0",
+        // Parallel candidates of a tiny kernel can take long on a loaded
+        // machine; every one must be built and checked here.
+        "--run-timeout",
+        "20",
         "--no-polly-start",
         "--fix",
         "optimizer() = POLLY",

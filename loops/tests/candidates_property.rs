@@ -69,6 +69,7 @@ fn original_tree(kernel: &Kernel) -> Schedule {
                         size: 1,
                         kind: Kind::Sequential,
                         dynamic: false,
+                        accumulating: Vec::new(),
                         body: children(kernel, Some(LoopId(l))),
                     }),
                 ));
@@ -111,8 +112,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // loop outside one whose bounds read its iterator, with loops of
     // different depths or bounds merged, parallel and vector loops that
     // reduce a statement, collapsed loops, parallel loops scheduled
-    // dynamically.
-    let mut features = [0usize; 13];
+    // dynamically, sequential loops holding accumulators.
+    let mut features = [0usize; 14];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -196,7 +197,11 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             ));
             for l in &loops {
                 if !reduced(&kernel, l).is_empty() {
-                    features[if l.kind == Kind::Parallel { 9 } else { 10 }] += 1;
+                    features[match l.kind {
+                        Kind::Parallel => 9,
+                        Kind::Vector => 10,
+                        _ => 13,
+                    }] += 1;
                 }
                 features[11] += usize::from(l.kind == Kind::Collapsed);
                 features[12] += usize::from(l.dynamic);
@@ -218,7 +223,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         "{leaves_checked} candidates of {cases} random nests, {transformed} transformed; \
          tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
          triangular interchanged, unequal loops fused candidates, parallel and vector \
-         loops reducing, collapsed loops, dynamic parallel loops: {features:?}"
+         loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
+         accumulating: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -326,6 +332,7 @@ fn the_interpreter_sees_illegal_trees() {
             size: 1,
             kind,
             dynamic: false,
+            accumulating: Vec::new(),
             body,
         })
     };
@@ -380,6 +387,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             size: 1,
             kind,
             dynamic: false,
+            accumulating: Vec::new(),
             body,
         })
     };
@@ -428,6 +436,67 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
     };
     assert!(matches!(
         run(&kernel, &parallel, &[], LIMIT),
+        Err(RunError::Race { .. })
+    ));
+}
+
+/// A sequential loop that holds a reduction's element in an accumulator
+/// computes the same memory, unless another statement inside it touches
+/// the element: that one would see a stale value, an error.
+#[test]
+fn the_interpreter_checks_that_nothing_else_touches_an_accumulated_element() {
+    use commute_loops::frontend::StatementId;
+    let source = "double A[8][8], B[8][8], C[8];\nvoid kernel(void) {\n  int i, j;\n#pragma scop\n  for (i = 0; i < 6; i++) {\n    for (j = 0; j < 5; j++) {\n      C[i] += A[i][j] * 0.5;\n      B[i][j] = C[i];\n    }\n  }\n#pragma endscop\n}\n";
+    let kernel = read_kernel("accumulate.c", source).expect("reads");
+    assert!(kernel.reduction(StatementId(0)).is_some());
+    let expected = reference(&kernel);
+    let point = |l: usize, accumulating: Vec<StatementId>, body: Vec<Node>| {
+        Node::Loop(TreeLoop {
+            loops: vec![LoopId(l)],
+            statements: Vec::new(),
+            part: Part::Point,
+            size: 1,
+            kind: Kind::Sequential,
+            dynamic: false,
+            accumulating,
+            body,
+        })
+    };
+    let sum = Node::Statement(StatementId(0));
+    let copy = Node::Statement(StatementId(1));
+    // Distributed, the sum's `j` loop holds C[i] alone: reduced, the same
+    // memory as the original's (the copy reads the final sums, as the
+    // distribution does without accumulators).
+    let distributed = |accumulating: Vec<StatementId>| Schedule {
+        roots: vec![point(
+            0,
+            Vec::new(),
+            vec![
+                point(1, accumulating, vec![sum.clone()]),
+                point(1, Vec::new(), vec![copy.clone()]),
+            ],
+        )],
+    };
+    let plain = run(&kernel, &distributed(Vec::new()), &[], LIMIT).expect("runs");
+    let held = distributed(vec![StatementId(0)]);
+    assert_eq!(
+        reduced(&kernel, held.loops()[1]),
+        vec![StatementId(0)],
+        "{}",
+        held.outline(&kernel)
+    );
+    assert_eq!(run(&kernel, &held, &[], LIMIT).expect("runs"), plain);
+    // Fused, the copy reads C[i] while the accumulator holds it.
+    let fused = Schedule {
+        roots: vec![point(
+            0,
+            Vec::new(),
+            vec![point(1, vec![StatementId(0)], vec![sum, copy])],
+        )],
+    };
+    assert_ne!(plain, expected, "distribution changes what B holds");
+    assert!(matches!(
+        run(&kernel, &fused, &[], LIMIT),
         Err(RunError::Race { .. })
     ));
 }

@@ -344,6 +344,8 @@ fn the_original_candidate_is_the_reference_with_a_comment() {
         "atax",
         "covariance",
         "seidel-2d",
+        "heat-3d",
+        "fdtd-2d",
         "backsolve",
         "edit-distance",
         "normalize",
@@ -754,6 +756,7 @@ fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
         let dims = host.loop_dims(LoopId(l));
         for &d in &dims {
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+            fixes.push(format!("accumulate({}) = NO", d.0));
         }
         for &a in &dims {
             for &b in &dims {
@@ -791,6 +794,8 @@ fn random_expressible_candidates_compute_the_original_arrays() {
         "atax",
         "covariance",
         "seidel-2d",
+        "heat-3d",
+        "fdtd-2d",
         "backsolve",
         "edit-distance",
         "normalize",
@@ -870,6 +875,7 @@ fn tree_loop(loops: &[usize], body: Vec<Node>) -> Node {
         size: 1,
         kind: Kind::Sequential,
         dynamic: false,
+        accumulating: Vec::new(),
         body,
     })
 }

@@ -184,6 +184,60 @@ const EXAMPLES: &[Example] = &[
         dumps: &[("A", 20 * 20)],
     },
     Example {
+        name: "heat-3d",
+        loops: &[
+            ("t in [0, _PB_TSTEPS)", None),
+            ("i in [1, _PB_N - 1)", Some(0)),
+            ("j in [1, _PB_N - 1)", Some(1)),
+            ("k in [1, _PB_N - 1)", Some(2)),
+            ("i in [1, _PB_N - 1)", Some(0)),
+            ("j in [1, _PB_N - 1)", Some(4)),
+            ("k in [1, _PB_N - 1)", Some(5)),
+        ],
+        statements: &[
+            (
+                &[0, 1, 2, 3],
+                "B[i][j][k] <- A[i][j][k], A[i + 1][j][k], A[i - 1][j][k], A[i][j + 1][k], \
+                 A[i][j - 1][k], A[i][j][k + 1], A[i][j][k - 1], A[i][j][k]",
+            ),
+            (
+                &[0, 4, 5, 6],
+                "A[i][j][k] <- B[i][j][k], B[i + 1][j][k], B[i - 1][j][k], B[i][j + 1][k], \
+                 B[i][j - 1][k], B[i][j][k + 1], B[i][j][k - 1], B[i][j][k]",
+            ),
+        ],
+        facts: heat_3d,
+        small: &[("TSTEPS", 4), ("N", 10)],
+        nest: None,
+        dumps: &[("A", 10 * 10 * 10)],
+    },
+    Example {
+        name: "fdtd-2d",
+        loops: &[
+            ("t in [0, _PB_TSTEPS)", None),
+            ("j in [0, _PB_NY)", Some(0)),
+            ("i in [1, _PB_NX)", Some(0)),
+            ("j in [0, _PB_NY)", Some(2)),
+            ("i in [0, _PB_NX)", Some(0)),
+            ("j in [1, _PB_NY)", Some(4)),
+            ("i in [0, _PB_NX - 1)", Some(0)),
+            ("j in [0, _PB_NY - 1)", Some(6)),
+        ],
+        statements: &[
+            (&[0, 1], "ey[0][j] <- source[t]"),
+            (&[0, 2, 3], "ey[i][j] <- ey[i][j], hz[i][j], hz[i - 1][j]"),
+            (&[0, 4, 5], "ex[i][j] <- ex[i][j], hz[i][j], hz[i][j - 1]"),
+            (
+                &[0, 6, 7],
+                "hz[i][j] <- hz[i][j], ex[i][j + 1], ex[i][j], ey[i + 1][j], ey[i][j]",
+            ),
+        ],
+        facts: fdtd_2d,
+        small: &[("TSTEPS", 4), ("NX", 10), ("NY", 12)],
+        nest: None,
+        dumps: &[("hz", 10 * 12)],
+    },
+    Example {
         name: "lu",
         loops: &[
             ("i in [0, _PB_N)", None),
@@ -658,6 +712,53 @@ fn seidel_2d(c: &Check) {
     c.expect_distances(Kind::Anti, 0, 0, "A", &[Exact(0), Exact(1), Exact(1)]);
 }
 
+/// Two sweeps per time step, B from A's seven-point neighbourhood, then
+/// A from B's: within a step the sweeps' own loops carry nothing (each
+/// writes one array from the other), so only the time loop carries, and
+/// every dependence between the sweeps may be carried by it.
+fn heat_3d(c: &Check) {
+    c.assert_carrying(&[0]);
+    for (kind, source, sink, array) in [
+        (Kind::Flow, 0, 1, "B"),
+        (Kind::Flow, 1, 0, "A"),
+        (Kind::Anti, 0, 1, "A"),
+        (Kind::Anti, 1, 0, "B"),
+    ] {
+        let d = c.expect_distances(kind, source, sink, array, &[PLUS]);
+        c.assert_may_be_carried_by(d, &[0]);
+    }
+    // Within one step, S1 reads B where S0 wrote it: the same point and
+    // its neighbours, in the two sweeps' loops (aligned, at any distance).
+    c.expect_distances(Kind::Flow, 0, 1, "B", &[Exact(0)]);
+    for (s, array) in [(0, "B"), (1, "A")] {
+        let d = c.expect_distances(
+            Kind::Output,
+            s,
+            s,
+            array,
+            &[PLUS, Exact(0), Exact(0), Exact(0)],
+        );
+        c.assert_may_be_carried_by(d, &[0]);
+    }
+}
+
+/// The source row of ey (S0), then ey (S1) and ex (S2) from hz, then hz
+/// (S3) from the new ey and ex. Each field update reads its own element
+/// and another field, so within a step no loop carries: only t does. The
+/// field updates are `x = x - e`, reductions over t.
+fn fdtd_2d(c: &Check) {
+    c.assert_carrying(&[0]);
+    c.expect_distances(Kind::Flow, 0, 3, "ey", &[Exact(0)]);
+    c.expect_distances(Kind::Flow, 1, 3, "ey", &[Exact(0)]);
+    c.expect_distances(Kind::Flow, 2, 3, "ex", &[Exact(0)]);
+    let back = c.expect_distances(Kind::Flow, 3, 1, "hz", &[PLUS]);
+    c.assert_may_be_carried_by(back, &[0]);
+    for (s, array) in [(1, "ey"), (2, "ex"), (3, "hz")] {
+        let d = c.expect_distances(Kind::Flow, s, s, array, &[PLUS, Exact(0), Exact(0)]);
+        assert!(d.reduction, "{}", c.shown());
+    }
+}
+
 /// Row i (L0): S0 reduces the multipliers A[i][j] (j < i, L1) by the
 /// earlier ones (k < j, L2), S1 divides by the pivot A[j][j]; then S2
 /// reduces A[i][j] (j >= i, L3) by the multipliers (k < i, L4). i carries
@@ -834,6 +935,8 @@ reading_tests! {
     covariance_is_read_with_its_structure_and_dependences: "covariance",
     jacobi_2d_is_read_with_its_structure_and_dependences: "jacobi-2d",
     seidel_2d_is_read_with_its_structure_and_dependences: "seidel-2d",
+    heat_3d_is_read_with_its_structure_and_dependences: "heat-3d",
+    fdtd_2d_is_read_with_its_structure_and_dependences: "fdtd-2d",
     lu_is_read_with_its_structure_and_dependences: "lu",
     backsolve_is_read_with_its_structure_and_dependences: "backsolve",
     edit_distance_is_read_with_its_structure_and_dependences: "edit-distance",

@@ -84,6 +84,7 @@ fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
         for d in host.loop_dims(LoopId(l)) {
             fixes.push(format!("tile_size({}) = 1", d.0));
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+            fixes.push(format!("accumulate({}) = NO", d.0));
         }
     }
     let mut candidate = root(host);
@@ -170,6 +171,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
             size: 1,
             kind: Kind::Sequential,
             dynamic: false,
+            accumulating: Vec::new(),
             body,
         })
     };
@@ -313,13 +315,16 @@ fn candidates_of_a_kernel_with_every_construct_compute_the_original_arrays() {
 /// system compiler and print the original arrays (within the harness's
 /// tolerance: reductions reassociate): reductions into a scalar and into
 /// array elements (with jammed accumulators), a collapsed pair of
-/// parallel loops, a triangle scheduled dynamically.
+/// parallel loops, a triangle scheduled dynamically, accumulators held
+/// across sequential loops (a register block of jammed copies; a tile
+/// loop's, reduced by the vector point loop inside it).
 #[test]
-fn reductions_collapse_and_dynamic_schedules_compile_and_compute_the_original_arrays() {
+fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_the_original_arrays()
+{
     use commute_loops::harness::floats_equal;
     use commute_loops::space::complete::complete_with_original;
     use commute_loops::space::names::apply_named_fixes;
-    let cases: [(&str, &[&str], &[&str]); 6] = [
+    let cases: [(&str, &[&str], &[&str]); 8] = [
         (
             "abt.c",
             &[
@@ -361,6 +366,30 @@ fn reductions_collapse_and_dynamic_schedules_compile_and_compute_the_original_ar
             "syrk.c",
             &["dim_kind(i) = PARALLEL", "schedule(i) = DYNAMIC"],
             &["#pragma omp parallel for schedule(dynamic)"],
+        ),
+        (
+            "gemm.c",
+            &[
+                "tile_size(i) = 2",
+                "dim_kind(i) = UNROLL",
+                "tile_size(j#2) = 4",
+                "dim_kind(j#2) = UNROLL",
+                "order(j#2, k) = OUTER",
+                "accumulate(k) = YES",
+            ],
+            &[
+                "commute_acc7 += (alpha * A[i][k] * B[k][j]);",
+                "C[i][j] += commute_acc7;",
+            ],
+        ),
+        (
+            "abt.c",
+            &[
+                "tile_size(k) = 8",
+                "accumulate(k.tile) = YES",
+                "dim_kind(k) = VECTOR",
+            ],
+            &["#pragma omp simd reduction(+: commute_acc0)"],
         ),
     ];
     for (n, (file, fixes, expected)) in cases.iter().enumerate() {

@@ -31,6 +31,7 @@ fn original_fixes(host: &KernelHost) -> Vec<String> {
         for d in host.loop_dims(LoopId(l)) {
             fixes.push(format!("tile_size({}) = 1", d.0));
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
+            fixes.push(format!("accumulate({}) = NO", d.0));
         }
     }
     fixes
@@ -495,4 +496,48 @@ fn the_optimizer_offers_polly_only_where_the_compiler_has_it_and_not_around_a_pa
     let error = apply_named_fixes(&with, &mut candidate, &["dim_kind(i) = PARALLEL".into()])
         .expect_err("Polly parallel around a parallel loop");
     assert!(error.contains("POLLY_PARALLEL"), "{error}");
+}
+
+/// An accumulator holds a reduction's element across a sequential loop
+/// only where nothing else inside that loop touches the element, and only
+/// for a loop the target does not read.
+#[test]
+fn an_accumulator_is_refused_where_another_statement_reads_its_element() {
+    let host = host_of(
+        "k.c",
+        "void f(int n, double C[n], double B[n][n], double A[n][n]) {\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      C[i] += A[i][j];\n      B[i][j] = C[i];\n    }\n#pragma endscop\n}\n",
+    );
+    let error = apply_named_fixes(
+        &host,
+        &mut root(&host),
+        &["accumulate(j@S0) = YES".to_string()],
+    )
+    .expect_err("B[i][j] reads C[i] inside j");
+    assert!(
+        error.starts_with("cannot fix `accumulate(j@S0) = YES`"),
+        "{error}"
+    );
+    assert!(
+        error.contains("$dep = the dependence flow S0 -> S1 on C"),
+        "{error}"
+    );
+    // After the loop, the copy reads the sum once it is complete.
+    let after = host_of(
+        "k.c",
+        "void f(int n, double C[n], double B[n], double A[n][n]) {\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++)\n      C[i] += A[i][j];\n    B[i] = C[i];\n  }\n#pragma endscop\n}\n",
+    );
+    apply_named_fixes(
+        &after,
+        &mut root(&after),
+        &["accumulate(j) = YES".to_string()],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // The target reads `i`: no accumulator across it.
+    let error = apply_named_fixes(
+        &host,
+        &mut root(&host),
+        &["accumulate(i@S0) = YES".to_string()],
+    )
+    .expect_err("C[i] changes with i");
+    assert!(error.contains("accumulate(i@S0)"), "{error}");
 }

@@ -12,7 +12,9 @@
 //! statements ([`reduced`]) has a `reduction` clause: on a scalar target
 //! directly, and for an array element through a private accumulator per
 //! element (per copy of an unrolled and jammed statement), declared before
-//! the loop and added to the element after it.
+//! the loop and added to the element after it. A sequential loop that
+//! accumulates (scalar replacement) is written the same way, without a
+//! clause.
 
 use std::collections::HashSet;
 
@@ -206,8 +208,8 @@ struct Writer<'a> {
 }
 
 /// Private accumulators of a statement reduced into an array element by a
-/// parallel or vector loop: one per copy of the statement that the
-/// unrolled and jammed loops around that loop make.
+/// parallel, vector or accumulating loop: one per copy of the statement
+/// that the unrolled and jammed loops around that loop make.
 struct Accumulator {
     statement: StatementId,
     update: Update,

@@ -96,9 +96,13 @@ fn initial(element: &Element) -> u64 {
     hash.finish()
 }
 
-/// A parallel loop being run: which iteration each element was touched by.
+/// A parallel loop being run, or a sequential one holding accumulators:
+/// which iteration each element was touched by.
 struct ParallelScope {
     name: String,
+    /// A sequential loop that accumulates: only the accumulators' elements
+    /// are checked (nothing else may touch them while it runs).
+    sequential: bool,
     iteration: i64,
     writers: HashMap<Element, i64>,
     /// The iteration that read an element, `None` once several did.
@@ -270,21 +274,27 @@ impl<'a> Machine<'a> {
         // A collapsed loop's iterations are shared among threads as its
         // parallel parent's are.
         let parallel = matches!(l.kind, Kind::Parallel | Kind::Vector | Kind::Collapsed);
+        let reducing: Vec<usize> = reduced(self.kernel, l).iter().map(|s| s.0).collect();
+        let accumulating = l.kind == Kind::Sequential && !reducing.is_empty();
+        let scoped = parallel || accumulating;
         if parallel {
             iterations.reverse();
+        }
+        if scoped {
             self.parallel.push(ParallelScope {
                 name: self.kernel.loops[l.loops[0].0].iterator.clone(),
+                sequential: accumulating,
                 iteration: 0,
                 writers: HashMap::new(),
                 readers: HashMap::new(),
-                reduced: reduced(self.kernel, l).iter().map(|s| s.0).collect(),
+                reduced: reducing,
                 reductions: HashMap::new(),
             });
         }
         let saved = (self.iterators.clone(), self.tiles.clone());
         let mut result = Ok(());
         for value in iterations {
-            if let Some(scope) = self.parallel.last_mut().filter(|_| parallel) {
+            if let Some(scope) = self.parallel.last_mut().filter(|_| scoped) {
                 scope.iteration = value;
             }
             self.set(l, &members, Some(value));
@@ -294,7 +304,7 @@ impl<'a> Machine<'a> {
             }
         }
         (self.iterators, self.tiles) = saved;
-        if parallel {
+        if scoped {
             self.parallel.pop();
         }
         self.guards.truncate(pushed);
@@ -468,6 +478,16 @@ impl<'a> Machine<'a> {
                 return Err(race());
             }
             let me = scope.iteration;
+            if scope.sequential {
+                // Iterations in order race with nothing; the elements are
+                // recorded for the accumulators' check above.
+                if write {
+                    scope.writers.insert(element.clone(), me);
+                } else {
+                    scope.readers.insert(element.clone(), Some(me));
+                }
+                continue;
+            }
             let written_by_other = scope.writers.get(element).is_some_and(|&w| w != me);
             let read_by_other = scope.readers.get(element).is_some_and(|&r| r != Some(me));
             if written_by_other || (write && read_by_other) {

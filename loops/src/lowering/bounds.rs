@@ -694,6 +694,7 @@ mod tests {
                 size,
                 kind: Kind::Sequential,
                 dynamic: false,
+                accumulating: Vec::new(),
                 body,
             })];
         }

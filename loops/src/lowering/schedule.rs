@@ -18,7 +18,7 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 
 use crate::frontend::{Kernel, LoopId, StatementId};
 use crate::space::host::{Dimension, KernelHost};
-use crate::space::{dim_kind, order, schedule, tile_size, Backbone, StatementsId};
+use crate::space::{accumulate, dim_kind, order, schedule, tile_size, Backbone, StatementsId};
 
 /// How a loop of the tree runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,6 +65,10 @@ pub struct TreeLoop {
     /// A parallel loop's iterations go to the first thread free
     /// (`schedule(dynamic)`), not in equal blocks.
     pub dynamic: bool,
+    /// The statements whose reduction into an array element is held in
+    /// local accumulators while this sequential loop runs (scalar
+    /// replacement); parallel and vector loops reduce without being asked.
+    pub accumulating: Vec<StatementId>,
     /// What runs inside, in order.
     pub body: Vec<Node>,
 }
@@ -166,6 +170,10 @@ impl Decided<'_> {
             dim_kind::COLLAPSED => Kind::Collapsed,
             _ => Kind::Sequential,
         })
+    }
+
+    fn accumulates(&self, d: u32) -> Result<bool, ScheduleError> {
+        Ok(self.single(accumulate::CHOICE, vec![d])?.0 == accumulate::YES)
     }
 
     fn dynamic(&self, d: u32) -> Result<bool, ScheduleError> {
@@ -311,11 +319,14 @@ impl Schedule {
                             Kind::Reverse => " reversed",
                             Kind::Collapsed => " collapsed",
                         };
-                        let kind = if l.dynamic {
+                        let mut kind = if l.dynamic {
                             format!("{kind} (dynamic)")
                         } else {
                             kind.to_string()
                         };
+                        for s in &l.accumulating {
+                            kind.push_str(&format!(" accumulating S{}", s.0));
+                        }
                         out.push_str(&format!("{indent}for {}{part}{kind}\n", names.join("=")));
                         walk(&l.body, kernel, depth + 1, out);
                     }
@@ -382,6 +393,13 @@ impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> 
                 .map(|&d| ((self.statement_of)(d), (self.dimension)(d).0))
                 .collect();
             statements.sort();
+            let mut accumulating = Vec::new();
+            for &d in &merged {
+                if self.decided.accumulates(d)? {
+                    accumulating.push((self.statement_of)(d));
+                }
+            }
+            accumulating.sort();
             nodes.push(Node::Loop(TreeLoop {
                 loops,
                 statements,
@@ -389,6 +407,7 @@ impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> 
                 size: self.sizes[(x - self.n) as usize],
                 kind,
                 dynamic: self.decided.dynamic(x)?,
+                accumulating,
                 body: self.children(Some(x))?,
             }));
         }

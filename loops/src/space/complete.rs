@@ -8,7 +8,9 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 
 use crate::space::host::KernelHost;
 use crate::space::names::Names;
-use crate::space::{dim_kind, optimizer, order, schedule, tile_size, Backbone, StatementsId};
+use crate::space::{
+    accumulate, dim_kind, optimizer, order, schedule, tile_size, Backbone, StatementsId,
+};
 
 /// The candidate with every open decision taken, original values first.
 pub fn complete_with_original(
@@ -23,6 +25,7 @@ pub fn complete_with_original(
         tile_size::CHOICE,
         dim_kind::CHOICE,
         schedule::CHOICE,
+        accumulate::CHOICE,
         optimizer::CHOICE,
     ];
     while let Some(instance) = candidate.next_open(&priority) {
@@ -66,6 +69,7 @@ pub fn original_value(
         order::CHOICE => host.original_order(object(0), object(1)),
         dim_kind::CHOICE => dim_kind::SEQUENTIAL,
         schedule::CHOICE => schedule::STATIC,
+        accumulate::CHOICE => accumulate::NO,
         optimizer::CHOICE => optimizer::NONE,
         tile_size::CHOICE => match candidate.domain(instance) {
             Some(Domain::Integer { universe, .. }) => {

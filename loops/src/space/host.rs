@@ -117,6 +117,13 @@ impl KernelHost {
             .map(|i| StatementsId((self.kernel.statements.len() + i) as u32))
     }
 
+    /// Whether a statement is a reduction into an array element (a scalar
+    /// target is a local already).
+    fn array_reduction(&self, s: StatementId) -> bool {
+        self.kernel.reduction(s).is_some()
+            && !self.kernel.statements[s.0].write.subscripts.is_empty()
+    }
+
     /// The dimensions of a C loop, one tile and one point per statement
     /// inside it (merged in the original program).
     pub fn loop_dims(&self, l: LoopId) -> Vec<StatementsId> {
@@ -442,6 +449,41 @@ impl Host for KernelHost {
 
     fn unbalanced(&self, d: StatementsId) -> bool {
         self.dims().into_iter().any(|e| self.coupled(d, e))
+    }
+
+    fn accumulable(&self, d: StatementsId) -> bool {
+        self.dimension(d).is_some_and(|d| {
+            self.array_reduction(d.statement) && !self.kernel.target_reads(d.statement, d.loop_id)
+        })
+    }
+
+    fn target_reads_loop(&self, d: StatementsId, e: StatementsId) -> bool {
+        match (self.dimension(d), self.dimension(e)) {
+            (Some(d), Some(e)) => {
+                d.statement == e.statement
+                    && self.array_reduction(d.statement)
+                    && self.kernel.target_reads(e.statement, e.loop_id)
+            }
+            _ => false,
+        }
+    }
+
+    fn target_conflict(&self, dep: DepsId, d: StatementsId, t: StatementsId) -> bool {
+        let (Some(dependence), Some(d), Some(t)) = (
+            self.deps.get(dep.0 as usize),
+            self.dimension(d),
+            self.statement(t),
+        ) else {
+            return false;
+        };
+        let s = d.statement;
+        let ends = (dependence.source, dependence.sink);
+        self.array_reduction(s)
+            && t != s.0
+            && (ends == (s, StatementId(t)) || ends == (StatementId(t), s))
+            && self
+                .kernel
+                .may_alias(&dependence.name, &self.kernel.statements[s.0].write.name)
     }
 
     fn vectorizable(&self, d: StatementsId) -> bool {

@@ -1,6 +1,7 @@
 //! The loop-transformation space of a kernel: the tables and host trait
 //! generated from `loops/loops.space` (decisions: `order`, `dim_kind`,
-//! `tile_size`, `schedule` of parallel loops, and `optimizer`, the compiler's Polly or not; legality
+//! `tile_size`, `schedule` of parallel loops, `accumulate` (reductions
+//! held in local accumulators), and `optimizer`, the compiler's Polly or not; legality
 //! from the dependences' per-dimension signs), the
 //! kernel as its host ([`host`]), the names people give its objects
 //! ([`names`], for `--fix` and reports), completion of a partly decided
@@ -23,10 +24,11 @@ pub const SOURCE_FILE: &str = "loops/loops/loops.space";
 
 /// The order in which searches, `commute show` and the benches take the
 /// space's decisions: the loop structure first, then how each loop runs,
-/// then tile sizes, then parallel loops' schedules.
-pub const DECISION_PRIORITY: [u16; 4] = [
+/// then tile sizes, then parallel loops' schedules, then accumulators.
+pub const DECISION_PRIORITY: [u16; 5] = [
     order::CHOICE,
     dim_kind::CHOICE,
     tile_size::CHOICE,
     schedule::CHOICE,
+    accumulate::CHOICE,
 ];

@@ -18,7 +18,7 @@ use crate::harness::{
 };
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
-use crate::space::{dim_kind, optimizer, order, schedule, tile_size, StatementsId};
+use crate::space::{accumulate, dim_kind, optimizer, order, schedule, tile_size, StatementsId};
 
 /// The form a candidate was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +133,7 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
         tile_size::CHOICE,
         dim_kind::CHOICE,
         schedule::CHOICE,
+        accumulate::CHOICE,
         optimizer::CHOICE,
     ];
     for instance in leaf.instances(&decisions) {

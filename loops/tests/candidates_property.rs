@@ -8,7 +8,7 @@
 
 use commute_loops::emit::interpret::{run, Element, Memory, RunError};
 use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
-use commute_loops::lowering::reductions::reduced;
+use commute_loops::lowering::reductions::{block, reduced};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone;
@@ -112,8 +112,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // loop outside one whose bounds read its iterator, with loops of
     // different depths or bounds merged, parallel and vector loops that
     // reduce a statement, collapsed loops, parallel loops scheduled
-    // dynamically, sequential loops holding accumulators.
-    let mut features = [0usize; 14];
+    // dynamically, sequential loops holding accumulators, of them those
+    // holding a tile's elements in an array.
+    let mut features = [0usize; 15];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -196,13 +197,20 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                 &mut Vec::new(),
             ));
             for l in &loops {
-                if !reduced(&kernel, l).is_empty() {
+                let reducing = reduced(&kernel, l);
+                if !reducing.is_empty() {
                     features[match l.kind {
                         Kind::Parallel => 9,
                         Kind::Vector => 10,
                         _ => 13,
                     }] += 1;
                 }
+                features[14] += usize::from(
+                    l.kind == Kind::Sequential
+                        && reducing
+                            .iter()
+                            .any(|&s| block(&kernel, l, s).is_some_and(|b| !b.is_empty())),
+                );
                 features[11] += usize::from(l.kind == Kind::Collapsed);
                 features[12] += usize::from(l.dynamic);
             }
@@ -224,7 +232,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
          tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
          triangular interchanged, unequal loops fused candidates, parallel and vector \
          loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
-         accumulating: {features:?}"
+         accumulating, of them into a tile's elements: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,

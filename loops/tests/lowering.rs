@@ -324,7 +324,7 @@ fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_th
     use commute_loops::harness::floats_equal;
     use commute_loops::space::complete::complete_with_original;
     use commute_loops::space::names::apply_named_fixes;
-    let cases: [(&str, &[&str], &[&str]); 8] = [
+    let cases: [(&str, &[&str], &[&str]); 9] = [
         (
             "abt.c",
             &[
@@ -390,6 +390,24 @@ fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_th
                 "dim_kind(k) = VECTOR",
             ],
             &["#pragma omp simd reduction(+: commute_acc0)"],
+        ),
+        (
+            "gemm.c",
+            &[
+                "tile_size(i) = 2",
+                "dim_kind(i) = UNROLL",
+                "tile_size(j#2) = 8",
+                "dim_kind(j#2) = VECTOR",
+                "order(j#2.tile, k) = OUTER",
+                "order(k, j#2) = OUTER",
+                "accumulate(k) = YES",
+            ],
+            &[
+                "__typeof__(C[0][0]) commute_acc1[8] = {0};",
+                "commute_acc1[j - j_tt] += (alpha * A[i][k] * B[k][j]);",
+                "C[i][j] += commute_acc1[j - j_tt];",
+                "for (int j = j_tt; j < j_tt + 8; j++) {",
+            ],
         ),
     ];
     for (n, (file, fixes, expected)) in cases.iter().enumerate() {

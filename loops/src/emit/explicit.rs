@@ -24,7 +24,7 @@ use crate::frontend::{
     Affine, Combiner, Direction, Kernel, LoopId, RegionKind, StatementId, Update, Variable,
 };
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
-use crate::lowering::reductions::reduced;
+use crate::lowering::reductions::{block, reduced};
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// The whole file, its region replaced by the schedule's loop nest.
@@ -217,6 +217,10 @@ struct Accumulator {
     names: Vec<String>,
     /// How many jams were around the reducing loop.
     jams: usize,
+    /// For the elements of a tile ([`block`]): the point loops inside the
+    /// reducing loop the target reads, with their tile sizes; each name
+    /// is then an array indexed by the points' offsets in their tiles.
+    block: Vec<(LoopId, i64)>,
 }
 
 const MIN: usize = 0;
@@ -539,7 +543,8 @@ impl Writer<'_> {
                     let name = &a.names[usize::try_from(index / inner.max(1))
                         .unwrap_or(0)
                         .min(a.names.len() - 1)];
-                    a.update.applied_to(name)
+                    a.update
+                        .applied_to(&format!("{name}{}", self.block_index(s, &a.block)))
                 }
                 None => statement.code.trim().to_string(),
             })
@@ -691,11 +696,16 @@ impl Writer<'_> {
             for name in &names {
                 clauses.push((update.combiner, name.clone()));
             }
+            let block = match l.kind {
+                Kind::Sequential => block(self.kernel, l, s).unwrap_or_default(),
+                _ => Vec::new(),
+            };
             accumulators.push(Accumulator {
                 statement: s,
                 update: update.clone(),
                 names,
                 jams: jams.len(),
+                block,
             });
         }
         let clause = [Combiner::Sum, Combiner::Product]
@@ -723,9 +733,19 @@ impl Writer<'_> {
         for a in &accumulators {
             let target = self.target_text(a.statement);
             let element_type = format!("__typeof__({})", element_of(&target));
+            let identity = a.update.combiner.identity();
+            let (extents, initial) = if a.block.is_empty() {
+                (String::new(), identity.to_string())
+            } else {
+                // Blocks hold sums only (`blockable`): all zero.
+                let extents: String = a.block.iter().map(|(_, t)| format!("[{t}]")).collect();
+                (extents, "{0}".to_string())
+            };
             for name in &a.names {
-                let identity = a.update.combiner.identity();
-                self.line(&inner, &format!("{element_type} {name} = {identity};"));
+                self.line(
+                    &inner,
+                    &format!("{element_type} {name}{extents} = {initial};"),
+                );
             }
         }
         let count = accumulators.len();
@@ -741,11 +761,36 @@ impl Writer<'_> {
                 Combiner::Sum => "+=",
                 Combiner::Product => "*=",
             };
+            // A block's elements are combined over the points of its tiles,
+            // within the statement's own bounds.
+            let pushed = self.path.len();
+            let mut headers = Vec::new();
+            for &(x, size) in &a.block {
+                let lp = &self.kernel.loops[x.0];
+                let tile = self.term(s, Term::Tile(x));
+                let lower = self.helper(MAX, &tile, &self.affine(s, &lp.lower));
+                let upper =
+                    self.helper(MIN, &format!("{tile} + {size}"), &self.affine(s, &lp.upper));
+                let base = self.point_names[x.0].clone();
+                let variable = std::iter::once(base.clone())
+                    .chain((2..).map(|k| format!("{base}_{k}")))
+                    .find(|n| !self.path.iter().any(|scope| scope.variable == *n))
+                    .unwrap_or(base);
+                headers.push(format!(
+                    "for (int {variable} = {lower}; {variable} < {upper}; {variable}++)"
+                ));
+                self.path.push(Scope {
+                    variable,
+                    part: Part::Point,
+                    members: vec![(s, x)],
+                });
+            }
+            let index = self.block_index(s, &a.block);
             let bodies: Vec<String> = a
                 .names
                 .iter()
                 .map(|name| {
-                    let text = format!("{target} {combine} {name};");
+                    let text = format!("{target} {combine} {name}{index};");
                     let body = self.binding(s, &text, |x| {
                         write
                             .subscripts
@@ -753,13 +798,19 @@ impl Writer<'_> {
                             .any(|sub| sub.coefficient(Variable::Iterator(x)) != 0)
                             || mentions(&target, &self.kernel.loops[x.0].iterator)
                     });
-                    if conditions.is_empty() {
+                    let body = if conditions.is_empty() {
                         body
                     } else {
                         format!("if ({}) {body}", conditions.join(" && "))
+                    };
+                    if headers.is_empty() {
+                        body
+                    } else {
+                        format!("{} {{ {body} }}", headers.join(" "))
                     }
                 })
                 .collect();
+            self.path.truncate(pushed);
             if jams.is_empty() {
                 self.line(&inner, &bodies[0]);
             } else {
@@ -767,6 +818,21 @@ impl Writer<'_> {
             }
         }
         self.line(indent, "}");
+    }
+
+    /// The subscripts of a block of accumulators for statement `s`: each
+    /// point's offset in its tile (empty for one element).
+    fn block_index(&self, s: StatementId, block: &[(LoopId, i64)]) -> String {
+        block
+            .iter()
+            .map(|&(x, _)| {
+                format!(
+                    "[{} - {}]",
+                    self.kernel.loops[x.0].iterator,
+                    self.term(s, Term::Tile(x))
+                )
+            })
+            .collect()
     }
 
     /// The C text of a statement's target, as written.
@@ -814,11 +880,13 @@ impl Writer<'_> {
             clause.to_string()
         };
         let clause = clause.as_str();
-        let full = if l.part == Part::Point && l.kind == Kind::Unroll && l.size > 1 {
-            self.full_tile(l, bounds)
-        } else {
-            Vec::new()
-        };
+        let full =
+            if l.part == Part::Point && matches!(l.kind, Kind::Unroll | Kind::Vector) && l.size > 1
+            {
+                self.full_tile(l, bounds)
+            } else {
+                Vec::new()
+            };
         let tile_start = (l.part == Part::Tile).then(|| self.tile_start(bounds, &lower, l.size));
         let jam_base = bounds
             .statements
@@ -878,6 +946,35 @@ impl Writer<'_> {
                     self.line(&inner, "}");
                     self.line(indent, "}");
                 }
+            }
+            (Part::Point, Kind::Vector) if !full.is_empty() => {
+                // A full tile runs a constant number of lanes, which the
+                // compiler unrolls into whole vectors (and so keeps a
+                // block of accumulators in registers); the partial one
+                // runs to the bounds.
+                self.line(indent, &format!("if ({}) {{", full.join(" && ")));
+                self.pragma(Kind::Vector, &inner, clause);
+                self.line(
+                    &inner,
+                    &format!(
+                        "for (int {variable} = {jam_base}; {variable} < {jam_base} + {}; {variable}++) {{",
+                        l.size
+                    ),
+                );
+                let deeper = format!("{inner}  ");
+                self.nodes(&l.body, &deeper, jams, guards);
+                self.line(&inner, "}");
+                self.line(indent, "} else {");
+                self.pragma(Kind::Vector, &inner, clause);
+                self.line(
+                    &inner,
+                    &format!(
+                        "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
+                    ),
+                );
+                self.nodes(&l.body, &deeper, jams, &guarded);
+                self.line(&inner, "}");
+                self.line(indent, "}");
             }
             (Part::Point, Kind::Reverse) => {
                 self.line(

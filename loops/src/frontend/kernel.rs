@@ -464,6 +464,44 @@ impl Kernel {
         (same && aliasing.next().is_none()).then_some(update)
     }
 
+    /// Whether the points of `x`'s tiles may index an array of
+    /// accumulators of statement `s`'s reduction (a block held across a
+    /// loop outside them, see `lowering::reductions::block`): a sum (the array starts at zero), a loop counting
+    /// up from and to bounds that read no other loop (so the points of a
+    /// tile are a range known outside the loops inside the tile), whose
+    /// iterator no other loop's bounds and no condition of `s` read (every
+    /// point of the range updates its element).
+    pub fn blockable(&self, s: StatementId, x: LoopId) -> bool {
+        let (Some(update), Some(statement), Some(lp)) = (
+            self.reduction(s),
+            self.statements.get(s.0),
+            self.loops.get(x.0),
+        ) else {
+            return false;
+        };
+        let free = |a: &Affine| {
+            !a.terms
+                .iter()
+                .any(|(v, _)| matches!(v, Variable::Iterator(_)))
+        };
+        update.combiner == Combiner::Sum
+            && lp.direction == Direction::Up
+            && free(&lp.lower)
+            && free(&lp.upper)
+            && statement.loops.contains(&x)
+            && !statement.loops.iter().any(|&y| {
+                let other = &self.loops[y.0];
+                let reads = |a: &Affine| a.coefficient(Variable::Iterator(x)) != 0;
+                reads(&other.lower)
+                    || reads(&other.upper)
+                    || matches!(&other.direction, Direction::Down { first } if reads(first))
+            })
+            && !statement
+                .guards
+                .iter()
+                .any(|g| g.coefficient(Variable::Iterator(x)) != 0)
+    }
+
     /// Whether a statement's target reads a loop's iterator.
     pub fn target_reads(&self, statement: StatementId, l: LoopId) -> bool {
         self.statements.get(statement.0).is_some_and(|s| {

@@ -12,12 +12,19 @@
 //! a statement not reduced by this rule has no dependence along the loop.
 //!
 //! A sequential loop reduces the statements it accumulates
-//! ([`TreeLoop::accumulating`], the space's `accumulate`) by the same rule:
-//! their element is held in a local accumulator while the loop runs
-//! (scalar replacement), which no other statement inside may touch.
+//! ([`TreeLoop::accumulating`], the space's `accumulate`): their element
+//! is held in a local accumulator while the loop runs (scalar
+//! replacement), which no other statement inside may touch. Its target
+//! may also read point loops inside it whose tile loops are outside
+//! ([`block`]): the elements of one tile are then held in an array of
+//! accumulators, one per point (gemm's `C[i][j]` across `k` with the
+//! points of a `j` tile in vector lanes inside `k`).
 
-use crate::frontend::{Kernel, StatementId};
-use crate::lowering::schedule::{Kind, Node, TreeLoop};
+use crate::frontend::{Kernel, LoopId, StatementId};
+use crate::lowering::schedule::{Kind, Node, Part, TreeLoop};
+
+/// The most points of one tile an array of accumulators holds per loop.
+pub const BLOCK_SIZE_LIMIT: i64 = 64;
 
 /// The statements `l` reduces, in the order they appear below it: none
 /// unless `l` is parallel or vector, or sequential and accumulating.
@@ -33,10 +40,55 @@ pub fn reduced(kernel: &Kernel, l: &TreeLoop) -> Vec<StatementId> {
             asked(s)
                 && kernel.reduction(s).is_some()
                 && !kernel.target_reads(s, x)
-                && !reads_inside(kernel, s, &l.body)
+                && match l.kind {
+                    Kind::Sequential => block(kernel, l, s).is_some(),
+                    _ => !reads_inside(kernel, s, &l.body),
+                }
         })
         .map(|(s, _)| s)
         .collect()
+}
+
+/// For statement `s` below the sequential loop `l`: the point loops
+/// inside `l` that its target reads, outermost first, with their tile
+/// sizes (the block of elements one run of `l` updates: empty for one
+/// element). `None` when the target reads another loop inside `l`: a
+/// tile loop, an untiled loop, or one [`Kernel::blockable`] refuses.
+pub fn block(kernel: &Kernel, l: &TreeLoop, s: StatementId) -> Option<Vec<(LoopId, i64)>> {
+    let mut out = Vec::new();
+    for t in path_to(&l.body, s)? {
+        for (m, x) in t.members(kernel) {
+            if m != s || !kernel.target_reads(s, x) {
+                continue;
+            }
+            if t.part == Part::Tile
+                || t.size <= 1
+                || t.size > BLOCK_SIZE_LIMIT
+                || !kernel.blockable(s, x)
+            {
+                return None;
+            }
+            out.push((x, t.size));
+        }
+    }
+    Some(out)
+}
+
+/// The loops from `nodes` down to statement `s`, outermost first.
+fn path_to(nodes: &[Node], s: StatementId) -> Option<Vec<&TreeLoop>> {
+    for node in nodes {
+        match node {
+            Node::Statement(t) if *t == s => return Some(Vec::new()),
+            Node::Statement(_) => {}
+            Node::Loop(l) => {
+                if let Some(mut path) = path_to(&l.body, s) {
+                    path.insert(0, l);
+                    return Some(path);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Whether `s`'s target reads a loop of `s` in `nodes` (at any depth).

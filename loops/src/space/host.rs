@@ -457,6 +457,14 @@ impl Host for KernelHost {
         })
     }
 
+    fn blockable(&self, e: StatementsId) -> bool {
+        self.dimension(e).is_some_and(|e| {
+            !e.tile
+                && self.array_reduction(e.statement)
+                && self.kernel.blockable(e.statement, e.loop_id)
+        })
+    }
+
     fn target_reads_loop(&self, d: StatementsId, e: StatementsId) -> bool {
         match (self.dimension(d), self.dimension(e)) {
             (Some(d), Some(e)) => {

@@ -50,7 +50,8 @@ cp target/release/commute "$COMMUTE"
 # -D flags that make an example take at least 0.3 s with clang-22 -O3
 # -march=native: measured on 2026-11-24 on this project's 2-core machine
 # (2mm 0.46 s, abt 1.47, atax 0.33 (its matrix takes 2 GB), covariance
-# 0.40, gemm 0.37, jacobi-2d 0.44, lu 0.47, seidel-2d 0.39, syrk 0.43).
+# 0.40, gemm 0.37, jacobi-2d 0.44, lu 0.47, seidel-2d 0.39, syrk 0.43);
+# heat-3d and fdtd-2d on 2026-11-27 (about 0.45 and 0.39 s).
 large_sizes() {
   case $1 in
     2mm) echo "-DNI=540 -DNJ=570 -DNK=600 -DNL=640" ;;
@@ -59,6 +60,8 @@ large_sizes() {
     jacobi-2d) echo "-DTSTEPS=400 -DN=1000" ;;
     lu) echo "-DN=1100" ;;
     seidel-2d) echo "-DTSTEPS=60 -DN=1000" ;;
+    heat-3d) echo "-DTSTEPS=20 -DN=200" ;;
+    fdtd-2d) echo "-DTSTEPS=150 -DNX=1000 -DNY=1200" ;;
     syrk) echo "-DN=900 -DM=800" ;;
     *) echo "" ;; # abt, contraction and gemm: their own sizes
   esac

@@ -180,7 +180,8 @@ enum Command {
         /// (repeatable).
         #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE")]
         fixes: Vec<String>,
-        /// A file of fixed decisions, one per line (`#` comments).
+        /// A file of fixed decisions, one per line (`#` at a line's start or
+        /// after a space starts a comment; `j#2` is a name).
         #[arg(long)]
         fix_file: Option<PathBuf>,
         /// Write one JSON line per evaluation here.

@@ -152,6 +152,79 @@ fn random_candidates_of_every_example_compute_the_original_arrays() {
     }
 }
 
+/// Random candidates below each decision to hold a reduction in
+/// accumulators (`accumulate(d) = YES`, wherever the space offers it)
+/// compute the original arrays, within the harness's tolerance (the sum is
+/// reassociated once), blocks of accumulators among them.
+#[test]
+fn random_candidates_holding_accumulators_compute_the_original_arrays() {
+    use commute_loops::harness::floats_equal;
+    use commute_loops::lowering::reductions::{block, reduced};
+    use commute_loops::lowering::schedule::Kind;
+    let values = |text: &str| -> Vec<f64> {
+        text.split_whitespace()
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect()
+    };
+    let (mut checked, mut blocks) = (0, 0);
+    for (path, source) in examples() {
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
+        let kernel = host.kernel();
+        let mut starts = Vec::new();
+        for l in 0..kernel.loops.len() {
+            for d in host.loop_dims(LoopId(l)) {
+                let mut start = root(&host);
+                if apply_fixes(&mut start, &[format!("accumulate({}) = YES", d.0)]).is_ok() {
+                    starts.push(start);
+                }
+            }
+        }
+        if starts.is_empty() {
+            continue;
+        }
+        let dir = scratch(&format!("accumulators-{}", kernel.statements.len()));
+        let reference = values(&run(&dir, "reference", &reference_code(kernel)));
+        let mut rng = StdRng::seed_from_u64(5);
+        for (n, start) in starts.iter().enumerate() {
+            let mut leaves = 0;
+            for _ in 0..40 {
+                if leaves == 3 {
+                    break;
+                }
+                let Descent::Leaf { leaf, .. } = random_descent_backtracking(start, &[], &mut rng)
+                else {
+                    continue;
+                };
+                let (schedule, code) = lower(&host, &leaf);
+                blocks += usize::from(schedule.loops().iter().any(|l| {
+                    l.kind == Kind::Sequential
+                        && reduced(kernel, l)
+                            .iter()
+                            .any(|&s| block(kernel, l, s).is_some_and(|b| !b.is_empty()))
+                }));
+                let output = values(&run(&dir, &format!("candidate{n}-{leaves}"), &code));
+                assert!(
+                    output.len() == reference.len()
+                        && output
+                            .iter()
+                            .zip(&reference)
+                            .all(|(x, y)| floats_equal(*x, *y, 1e-6)),
+                    "{path}: other arrays:\n{}\n{code}",
+                    schedule.outline(kernel)
+                );
+                leaves += 1;
+                checked += 1;
+            }
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    eprintln!("{checked} candidates holding accumulators checked, {blocks} with blocks");
+    assert!(
+        checked > 0 && blocks > 0,
+        "{checked} checked, {blocks} blocks"
+    );
+}
+
 /// A candidate forced past the space (a loop tree built by hand, which the
 /// space's legality rules would refuse) is caught by the harness's output
 /// check: seidel-2d with its time loop moved inside the sweeps.

@@ -144,13 +144,43 @@ pub fn apply_fixes<B: Backbone>(
     Ok(actions)
 }
 
-/// Reads a file of fixed decisions: one per line, `#` starts a comment.
+/// Reads a file of fixed decisions: one per line, `#` at the start of a
+/// line or after a space starts a comment (inside a name, as the loop
+/// space's `j#2`, it does not).
 pub fn read_fix_file(path: &std::path::Path) -> std::io::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
+    Ok(fix_lines(&std::fs::read_to_string(path)?))
+}
+
+/// The decisions of a fix file's text, comments and blank lines left out.
+fn fix_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|line| {
+            let mut previous = ' ';
+            let end = line
+                .char_indices()
+                .find(|&(_, c)| {
+                    let comment = c == '#' && previous.is_whitespace();
+                    previous = c;
+                    comment
+                })
+                .map_or(line.len(), |(i, _)| i);
+            line[..end].trim()
+        })
         .filter(|l| !l.is_empty())
         .map(String::from)
-        .collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fix_lines;
+
+    #[test]
+    fn a_hash_starts_a_comment_only_at_a_line_start_or_after_a_space() {
+        let text = "# fixed by hand\norder(k, j#2) = INNER  # the update's j\n\n  #all\ntile_size(j#2) = 64#no space\n";
+        assert_eq!(
+            fix_lines(text),
+            ["order(k, j#2) = INNER", "tile_size(j#2) = 64#no space"]
+        );
+    }
 }

@@ -64,7 +64,8 @@ pub struct KernelOptions {
     /// `order(i, j) = OUTER` (repeatable).
     #[arg(long = "fix", value_name = "CHOICE(OBJECTS)=VALUE")]
     pub fixes: Vec<String>,
-    /// A file of fixed decisions, one per line (`#` comments).
+    /// A file of fixed decisions, one per line (`#` at a line's start or
+    /// after a space starts a comment; `j#2` is a name).
     #[arg(long)]
     pub fix_file: Option<PathBuf>,
 }

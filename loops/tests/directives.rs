@@ -6,12 +6,12 @@
 //! the tests say so and pass, unless `COMMUTE_REQUIRE_CLANG=1`.
 
 mod common;
-use common::{examples_dir, nest_of, EVERY_CONSTRUCT, SIZES};
+use common::{
+    examples_dir, nest_of, run_limited, COMPILE_TIMEOUT, EVERY_CONSTRUCT, RUN_TIMEOUT, SIZES,
+};
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use commute_loops::emit::directives::{directive_code, NotExpressible};
 use commute_loops::emit::explicit::{explicit_code, reference_code};
@@ -26,9 +26,6 @@ use commute_runtime::fix::apply_fixes;
 use commute_runtime::Candidate;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-
-const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A clang that accepts OpenMP 6.0 loop transformations: `clang-22`,
 /// `clang-21`, `clang-20`, or `clang` of major version 20 or later. None
@@ -62,38 +59,6 @@ fn require_clang() -> Option<String> {
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("directives", name)
-}
-
-/// Runs a command with its output in files, killed after `limit`: its
-/// success, stdout and stderr.
-fn run_limited(
-    mut command: Command,
-    dir: &Path,
-    tag: &str,
-    limit: Duration,
-) -> (bool, String, String) {
-    let out_path = dir.join(format!("{tag}.stdout"));
-    let err_path = dir.join(format!("{tag}.stderr"));
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).expect("stdout file"))
-        .stderr(File::create(&err_path).expect("stderr file"))
-        .spawn()
-        .expect("command starts");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("{command:?} ran past {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-    (status.success(), read(&out_path), read(&err_path))
 }
 
 /// Compiles a program with `compiler` (clang: OpenMP 6.0) and runs it; its

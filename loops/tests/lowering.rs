@@ -3,7 +3,9 @@
 //! admits prints the same arrays as the original program.
 
 mod common;
-use common::{examples_dir, nest_of, EVERY_CONSTRUCT, SIZES};
+use common::{
+    examples_dir, nest_of, run_limited, COMPILE_TIMEOUT, EVERY_CONSTRUCT, RUN_TIMEOUT, SIZES,
+};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,12 +25,14 @@ fn scratch(name: &str) -> PathBuf {
     common::scratch("lowering", name)
 }
 
-/// Compiles and runs a program; its array dump (stderr).
+/// Compiles and runs a program, each within its timeout; its array dump
+/// (stderr).
 fn run(dir: &Path, name: &str, source: &str) -> String {
     let c = dir.join(format!("{name}.c"));
     let exe = dir.join(name);
     std::fs::write(&c, source).expect("write");
-    let compile = Command::new("cc")
+    let mut compile = Command::new("cc");
+    compile
         .args([
             "-O1",
             "-fopenmp",
@@ -41,21 +45,14 @@ fn run(dir: &Path, name: &str, source: &str) -> String {
         .arg(&c)
         .arg("-o")
         .arg(&exe)
-        .arg("-lm")
-        .output()
-        .expect("cc runs");
-    assert!(
-        compile.status.success(),
-        "{} does not compile:\n{}\n{source}",
-        c.display(),
-        String::from_utf8_lossy(&compile.stderr)
-    );
-    let output = Command::new(&exe)
-        .env("OMP_NUM_THREADS", "2")
-        .output()
-        .expect("runs");
-    assert!(output.status.success(), "{} fails", exe.display());
-    String::from_utf8_lossy(&output.stderr).into_owned()
+        .arg("-lm");
+    let (ok, _, errors) = run_limited(compile, dir, &format!("{name}-cc"), COMPILE_TIMEOUT);
+    assert!(ok, "{} does not compile:\n{errors}\n{source}", c.display());
+    let mut command = Command::new(&exe);
+    command.env("OMP_NUM_THREADS", "2");
+    let (ok, _, dump) = run_limited(command, dir, &format!("{name}-run"), RUN_TIMEOUT);
+    assert!(ok, "{} fails", exe.display());
+    dump
 }
 
 fn examples() -> Vec<(String, String)> {

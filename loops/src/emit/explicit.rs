@@ -463,15 +463,24 @@ impl Writer<'_> {
         }
         // Most statements first; among equals, the first loop's name.
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
-        let used = |n: &str| self.path.iter().any(|scope| scope.variable == n);
-        if let Some((_, n)) = candidates.iter().find(|(_, n)| !used(n)) {
+        if let Some((_, n)) = candidates.iter().find(|(_, n)| !self.in_path(n)) {
             return n.clone();
         }
-        let base = &candidates[0].1;
+        self.unused_variable(&candidates[0].1)
+    }
+
+    /// Whether a loop around what is written now has this variable.
+    fn in_path(&self, name: &str) -> bool {
+        self.path.iter().any(|scope| scope.variable == name)
+    }
+
+    /// `base_2`, `base_3`, ...: the first that no loop around has and no
+    /// identifier of the file is.
+    fn unused_variable(&self, base: &str) -> String {
         (2..)
             .map(|k| format!("{base}_{k}"))
-            .find(|n| !used(n) && !self.taken.contains(n))
-            .unwrap_or_else(|| base.clone())
+            .find(|n| !self.in_path(n) && !self.taken.contains(n))
+            .unwrap_or_else(|| base.to_string())
     }
 
     fn nodes(&mut self, nodes: &[Node], indent: &str, jams: &[Jam], guards: &Guards) {
@@ -596,11 +605,7 @@ impl Writer<'_> {
     fn statement_conditions(&self, s: StatementId, guards: &Guards) -> Vec<String> {
         let mut conditions: Vec<String> = guards.get(&s).cloned().unwrap_or_default();
         for guard in &self.kernel.statements[s.0].guards {
-            if !guard
-                .terms
-                .iter()
-                .any(|(v, _)| matches!(v, Variable::Iterator(_)))
-            {
+            if !guard.reads_iterators() {
                 conditions.push(format!("{} >= 0", self.affine(s, guard)));
             }
         }
@@ -696,16 +701,13 @@ impl Writer<'_> {
             for name in &names {
                 clauses.push((update.combiner, name.clone()));
             }
-            let block = match l.kind {
-                Kind::Sequential => block(self.kernel, l, s).unwrap_or_default(),
-                _ => Vec::new(),
-            };
             accumulators.push(Accumulator {
                 statement: s,
                 update: update.clone(),
                 names,
                 jams: jams.len(),
-                block,
+                // Empty but for a sequential loop holding a tile's elements.
+                block: block(self.kernel, l, s).unwrap_or_default(),
             });
         }
         let clause = [Combiner::Sum, Combiner::Product]
@@ -771,11 +773,12 @@ impl Writer<'_> {
                 let lower = self.helper(MAX, &tile, &self.affine(s, &lp.lower));
                 let upper =
                     self.helper(MIN, &format!("{tile} + {size}"), &self.affine(s, &lp.upper));
-                let base = self.point_names[x.0].clone();
-                let variable = std::iter::once(base.clone())
-                    .chain((2..).map(|k| format!("{base}_{k}")))
-                    .find(|n| !self.path.iter().any(|scope| scope.variable == *n))
-                    .unwrap_or(base);
+                let base = &self.point_names[x.0];
+                let variable = if self.in_path(base) {
+                    self.unused_variable(base)
+                } else {
+                    base.clone()
+                };
                 headers.push(format!(
                     "for (int {variable} = {lower}; {variable} < {upper}; {variable}++)"
                 ));
@@ -899,19 +902,17 @@ impl Writer<'_> {
             members,
         });
         let inner = format!("{indent}  ");
+        // Steps of one through the statements' bounds.
+        let bounded = format!("for (int {variable} = {lower}; {variable} < {upper}; {variable}++)");
         match (l.part, l.kind) {
             (Part::Tile, kind) => {
-                self.pragma(kind, indent, clause);
                 let start = tile_start.unwrap_or_default();
-                self.line(
-                    indent,
-                    &format!(
-                        "for (int {variable} = {start}; {variable} < {upper}; {variable} += {}) {{",
-                        l.size
-                    ),
+                let header = format!(
+                    "for (int {variable} = {start}; {variable} < {upper}; {variable} += {})",
+                    l.size
                 );
-                self.nodes(&l.body, &inner, jams, &guarded);
-                self.line(indent, "}");
+                self.pragma(kind, indent, clause);
+                self.counted_loop(indent, &header, &l.body, jams, &guarded);
             }
             (Part::Point, Kind::Unroll) if l.size > 1 => {
                 // A tile inside every statement's range is unrolled and
@@ -935,15 +936,7 @@ impl Writer<'_> {
                 self.nodes(&l.body, &jam_indent, &jammed, guards);
                 if jammed_branch {
                     self.line(indent, "} else {");
-                    self.line(
-                        &inner,
-                        &format!(
-                            "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
-                        ),
-                    );
-                    let deeper = format!("{inner}  ");
-                    self.nodes(&l.body, &deeper, jams, &guarded);
-                    self.line(&inner, "}");
+                    self.counted_loop(&inner, &bounded, &l.body, jams, &guarded);
                     self.line(indent, "}");
                 }
             }
@@ -953,50 +946,27 @@ impl Writer<'_> {
                 // block of accumulators in registers); the partial one
                 // runs to the bounds.
                 self.line(indent, &format!("if ({}) {{", full.join(" && ")));
-                self.pragma(Kind::Vector, &inner, clause);
-                self.line(
-                    &inner,
-                    &format!(
-                        "for (int {variable} = {jam_base}; {variable} < {jam_base} + {}; {variable}++) {{",
-                        l.size
-                    ),
+                let constant = format!(
+                    "for (int {variable} = {jam_base}; {variable} < {jam_base} + {}; {variable}++)",
+                    l.size
                 );
-                let deeper = format!("{inner}  ");
-                self.nodes(&l.body, &deeper, jams, guards);
-                self.line(&inner, "}");
+                self.pragma(Kind::Vector, &inner, clause);
+                self.counted_loop(&inner, &constant, &l.body, jams, guards);
                 self.line(indent, "} else {");
                 self.pragma(Kind::Vector, &inner, clause);
-                self.line(
-                    &inner,
-                    &format!(
-                        "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
-                    ),
-                );
-                self.nodes(&l.body, &deeper, jams, &guarded);
-                self.line(&inner, "}");
+                self.counted_loop(&inner, &bounded, &l.body, jams, &guarded);
                 self.line(indent, "}");
             }
             (Part::Point, Kind::Reverse) => {
-                self.line(
-                    indent,
-                    &format!(
-                        "for (int {variable} = {} - 1; {variable} >= {lower}; {variable}--) {{",
-                        parenthesized(&upper)
-                    ),
+                let header = format!(
+                    "for (int {variable} = {} - 1; {variable} >= {lower}; {variable}--)",
+                    parenthesized(&upper)
                 );
-                self.nodes(&l.body, &inner, jams, &guarded);
-                self.line(indent, "}");
+                self.counted_loop(indent, &header, &l.body, jams, &guarded);
             }
             (Part::Point, kind) => {
                 self.pragma(kind, indent, clause);
-                self.line(
-                    indent,
-                    &format!(
-                        "for (int {variable} = {lower}; {variable} < {upper}; {variable}++) {{"
-                    ),
-                );
-                self.nodes(&l.body, &inner, jams, &guarded);
-                self.line(indent, "}");
+                self.counted_loop(indent, &bounded, &l.body, jams, &guarded);
             }
         }
         self.path.pop();
@@ -1078,6 +1048,21 @@ impl Writer<'_> {
             }
         }
         unique
+    }
+
+    /// A loop, `header` (`for (...)`) and `body`, at `indent` (its
+    /// directive, if any, written before).
+    fn counted_loop(
+        &mut self,
+        indent: &str,
+        header: &str,
+        body: &[Node],
+        jams: &[Jam],
+        guards: &Guards,
+    ) {
+        self.line(indent, &format!("{header} {{"));
+        self.nodes(body, &format!("{indent}  "), jams, guards);
+        self.line(indent, "}");
     }
 
     fn pragma(&mut self, kind: Kind, indent: &str, clause: &str) {

@@ -365,11 +365,7 @@ impl<'a> Machine<'a> {
     /// loop (which the emitters test around the statement), or all.
     fn conditions_hold(&self, s: usize, all: bool) -> Result<bool, RunError> {
         for guard in &self.kernel.statements[s].guards {
-            let reads_loops = guard
-                .terms
-                .iter()
-                .any(|(v, _)| matches!(v, Variable::Iterator(_)));
-            if (all || !reads_loops) && self.eval(s, guard)? < 0 {
+            if (all || !guard.reads_iterators()) && self.eval(s, guard)? < 0 {
                 return Ok(false);
             }
         }

@@ -80,6 +80,14 @@ impl Affine {
         self.terms.is_empty().then_some(self.constant)
     }
 
+    /// Whether the expression reads a loop's iterator (not only
+    /// parameters and constants).
+    pub fn reads_iterators(&self) -> bool {
+        self.terms
+            .iter()
+            .any(|(v, _)| matches!(v, Variable::Iterator(_)))
+    }
+
     /// The coefficient of a variable.
     pub fn coefficient(&self, variable: Variable) -> i64 {
         self.terms
@@ -466,11 +474,12 @@ impl Kernel {
 
     /// Whether the points of `x`'s tiles may index an array of
     /// accumulators of statement `s`'s reduction (a block held across a
-    /// loop outside them, see `lowering::reductions::block`): a sum (the array starts at zero), a loop counting
-    /// up from and to bounds that read no other loop (so the points of a
-    /// tile are a range known outside the loops inside the tile), whose
-    /// iterator no other loop's bounds and no condition of `s` read (every
-    /// point of the range updates its element).
+    /// loop outside them, see `lowering::reductions::block`): a sum (the
+    /// array starts at zero), a loop counting up from and to bounds that
+    /// read no other loop (so the points of a tile are a range known
+    /// outside the loops inside the tile), whose iterator no other loop's
+    /// bounds and no condition of `s` read (every point of the range
+    /// updates its element).
     pub fn blockable(&self, s: StatementId, x: LoopId) -> bool {
         let (Some(update), Some(statement), Some(lp)) = (
             self.reduction(s),
@@ -479,15 +488,10 @@ impl Kernel {
         ) else {
             return false;
         };
-        let free = |a: &Affine| {
-            !a.terms
-                .iter()
-                .any(|(v, _)| matches!(v, Variable::Iterator(_)))
-        };
         update.combiner == Combiner::Sum
             && lp.direction == Direction::Up
-            && free(&lp.lower)
-            && free(&lp.upper)
+            && !lp.lower.reads_iterators()
+            && !lp.upper.reads_iterators()
             && statement.loops.contains(&x)
             && !statement.loops.iter().any(|&y| {
                 let other = &self.loops[y.0];

@@ -23,28 +23,21 @@
 use crate::frontend::{Kernel, LoopId, StatementId};
 use crate::lowering::schedule::{Kind, Node, Part, TreeLoop};
 
-/// The most points of one tile an array of accumulators holds per loop.
+/// The most points of one tile an array of accumulators holds per loop
+/// (the space's `tile_size($e) <= 64` for a block's dimensions).
 pub const BLOCK_SIZE_LIMIT: i64 = 64;
 
 /// The statements `l` reduces, in the order they appear below it: none
 /// unless `l` is parallel or vector, or sequential and accumulating.
 pub fn reduced(kernel: &Kernel, l: &TreeLoop) -> Vec<StatementId> {
-    let asked = |s: StatementId| match l.kind {
-        Kind::Parallel | Kind::Vector => true,
-        Kind::Sequential => l.accumulating.contains(&s),
+    let held = |s: StatementId| match l.kind {
+        Kind::Parallel | Kind::Vector => !reads_inside(kernel, s, &l.body),
+        Kind::Sequential => l.accumulating.contains(&s) && block(kernel, l, s).is_some(),
         _ => false,
     };
     l.members(kernel)
         .into_iter()
-        .filter(|&(s, x)| {
-            asked(s)
-                && kernel.reduction(s).is_some()
-                && !kernel.target_reads(s, x)
-                && match l.kind {
-                    Kind::Sequential => block(kernel, l, s).is_some(),
-                    _ => !reads_inside(kernel, s, &l.body),
-                }
-        })
+        .filter(|&(s, x)| kernel.reduction(s).is_some() && !kernel.target_reads(s, x) && held(s))
         .map(|(s, _)| s)
         .collect()
 }

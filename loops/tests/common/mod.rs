@@ -1,17 +1,65 @@
 //! What the tests that compile the bundled examples share.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-/// Odd sizes for every example, so that tiles end in partial ones.
-pub const SIZES: [&str; 7] = [
+/// Odd sizes for every example, so that tiles end in partial ones (and
+/// small, so that a candidate with a parallel loop deep inside runs few
+/// parallel regions).
+pub const SIZES: [&str; 13] = [
     "-DM=13",
     "-DN=17",
     "-DNI=11",
     "-DNJ=13",
     "-DNK=15",
     "-DNL=9",
+    "-DNP=19",
+    "-DNQ=6",
+    "-DNR=5",
+    "-DNS=13",
+    "-DNX=13",
+    "-DNY=11",
     "-DTSTEPS=3",
 ];
+
+/// How long a test's compile of an example may take.
+pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a test's run of a compiled example may take.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs a command with its output in files, killed after `limit`: its
+/// success, stdout and stderr.
+pub fn run_limited(
+    mut command: Command,
+    dir: &Path,
+    tag: &str,
+    limit: Duration,
+) -> (bool, String, String) {
+    let out_path = dir.join(format!("{tag}.stdout"));
+    let err_path = dir.join(format!("{tag}.stderr"));
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(File::create(&out_path).expect("stdout file"))
+        .stderr(File::create(&err_path).expect("stderr file"))
+        .spawn()
+        .expect("command starts");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("{command:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    (status.success(), read(&out_path), read(&err_path))
+}
 
 pub fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")

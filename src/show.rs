@@ -11,7 +11,7 @@ use commute_loops::space::names::Names;
 use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{
-    accumulate, dim_kind, order, schedule, tile_size, Backbone, StatementsId,
+    accumulate, dim_kind, order, schedule, skew, tile_size, Backbone, StatementsId,
 };
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
@@ -79,9 +79,9 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
         instances.len() - open.len(),
         open.len()
     );
-    // A tile dimension's size follows its point's: not listed.
+    // A tile dimension's size and skew follow its point's: not listed.
     let mirrored = |instance: &InstanceId| {
-        instance.choice == tile_size::CHOICE
+        matches!(instance.choice, tile_size::CHOICE | skew::CHOICE)
             && instance
                 .objects
                 .iter()
@@ -91,6 +91,7 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
         (dim_kind::CHOICE, "dim_kind"),
         (schedule::CHOICE, "schedule"),
         (accumulate::CHOICE, "accumulate"),
+        (skew::CHOICE, "skew"),
         (tile_size::CHOICE, "tile_size"),
         (order::CHOICE, "order"),
     ] {

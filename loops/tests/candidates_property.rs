@@ -88,6 +88,7 @@ fn original_tree(kernel: &Kernel) -> Schedule {
     }
     Schedule {
         roots: children(kernel, None),
+        skews: Vec::new(),
     }
 }
 
@@ -113,8 +114,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // different depths or bounds merged, parallel and vector loops that
     // reduce a statement, collapsed loops, parallel loops scheduled
     // dynamically, sequential loops holding accumulators, of them those
-    // holding a tile's elements in an array.
-    let mut features = [0usize; 15];
+    // holding a tile's elements in an array, candidates with a skewed
+    // loop, of them those with a skewed loop outside its base.
+    let mut features = [0usize; 17];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -175,6 +177,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             }
             leaves_checked += 1;
             transformed += usize::from(schedule != original);
+            features[15] += usize::from(!schedule.skews.is_empty());
+            features[16] += usize::from(!schedule.skews_outside_their_base(&kernel).is_empty());
             let loops = schedule.loops();
             let mut points: Vec<LoopId> = loops
                 .iter()
@@ -232,7 +236,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
          tile loops, parallel, vector, unrolled, reversed loops, distributed, fused, \
          triangular interchanged, unequal loops fused candidates, parallel and vector \
          loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
-         accumulating, of them into a tile's elements: {features:?}"
+         accumulating, of them into a tile's elements, skewed, of them with a skewed \
+         loop outside its base: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -350,6 +355,7 @@ fn the_interpreter_sees_illegal_trees() {
             Kind::Sequential,
             vec![point(0, Kind::Sequential, vec![statement.clone()])],
         )],
+        skews: Vec::new(),
     };
     let memory = run(&kernel, &interchanged, &[], LIMIT).expect("runs");
     assert!(memory != expected, "the interchange must change the result");
@@ -360,6 +366,7 @@ fn the_interpreter_sees_illegal_trees() {
             Kind::Parallel,
             vec![point(1, Kind::Sequential, vec![statement.clone()])],
         )],
+        skews: Vec::new(),
     };
     assert!(matches!(
         run(&kernel, &parallel, &[], LIMIT),
@@ -372,6 +379,7 @@ fn the_interpreter_sees_illegal_trees() {
             Kind::Sequential,
             vec![point(1, Kind::Parallel, vec![statement])],
         )],
+        skews: Vec::new(),
     };
     assert_eq!(run(&kernel, &inner, &[], LIMIT).expect("runs"), expected);
 }
@@ -408,6 +416,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             Kind::Sequential,
             vec![point(1, Kind::Vector, vec![sum.clone()]), copy.clone()],
         )],
+        skews: Vec::new(),
     };
     assert_eq!(
         reduced(&kernel, vector.loops()[1]),
@@ -424,6 +433,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             kind,
             vec![point(1, Kind::Sequential, vec![sum.clone()])],
         )],
+        skews: Vec::new(),
     };
     let forwards = run(&kernel, &only_sum(Kind::Sequential), &[], LIMIT).expect("runs");
     assert_eq!(
@@ -441,6 +451,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             Kind::Parallel,
             vec![point(1, Kind::Sequential, vec![sum]), copy],
         )],
+        skews: Vec::new(),
     };
     assert!(matches!(
         run(&kernel, &parallel, &[], LIMIT),
@@ -484,6 +495,7 @@ fn the_interpreter_checks_that_nothing_else_touches_an_accumulated_element() {
                 point(1, Vec::new(), vec![copy.clone()]),
             ],
         )],
+        skews: Vec::new(),
     };
     let plain = run(&kernel, &distributed(Vec::new()), &[], LIMIT).expect("runs");
     let held = distributed(vec![StatementId(0)]);
@@ -501,6 +513,7 @@ fn the_interpreter_checks_that_nothing_else_touches_an_accumulated_element() {
             Vec::new(),
             vec![point(1, vec![StatementId(0)], vec![sum, copy])],
         )],
+        skews: Vec::new(),
     };
     assert_ne!(plain, expected, "distribution changes what B holds");
     assert!(matches!(

@@ -722,6 +722,7 @@ fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
         for &d in &dims {
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
+            fixes.push(format!("skew({}) = NO", d.0));
         }
         for &a in &dims {
             for &b in &dims {
@@ -855,6 +856,16 @@ fn expect_not_expressible(host: &KernelHost, schedule: &Schedule, what: &str) ->
     }
 }
 
+/// OpenMP has no directive that skews a loop: a skewed candidate, even
+/// one that keeps the original nesting, is explicit code's.
+#[test]
+fn skewed_loops_are_not_expressible() {
+    let host = host_of("seidel-2d");
+    let schedule = named(&host, &["skew(j) = YES"]);
+    let e = expect_not_expressible(&host, &schedule, "skewed");
+    assert!(e.0.contains("runs skewed"), "{e}");
+}
+
 #[test]
 fn changed_structures_are_not_expressible() {
     // gemm: loops i 0, j 1, k 2, j#2 3; statements S0 (C *= beta), S1.
@@ -867,6 +878,7 @@ fn changed_structures_are_not_expressible() {
                 tree_loop(&[2], vec![tree_loop(&[3], vec![statement(1)])]),
             ],
         )],
+        skews: Vec::new(),
     };
     directive_code(host.kernel(), &original, &[]).expect("the original by hand");
     let distributed = Schedule {
@@ -877,6 +889,7 @@ fn changed_structures_are_not_expressible() {
                 vec![tree_loop(&[2], vec![tree_loop(&[3], vec![statement(1)])])],
             ),
         ],
+        skews: Vec::new(),
     };
     let e = expect_not_expressible(&host, &distributed, "distributed");
     assert!(e.0.contains("fused or distributed"), "{e}");
@@ -888,6 +901,7 @@ fn changed_structures_are_not_expressible() {
                 tree_loop(&[1], vec![statement(0)]),
             ],
         )],
+        skews: Vec::new(),
     };
     let e = expect_not_expressible(&host, &reordered, "reordered");
     assert!(e.0.contains("original order"), "{e}");
@@ -899,6 +913,7 @@ fn changed_structures_are_not_expressible() {
                 vec![statement(0), tree_loop(&[2], vec![statement(1)])],
             )],
         )],
+        skews: Vec::new(),
     };
     expect_not_expressible(&host, &fused, "fused");
     // Point loops in another order than the original's.

@@ -82,6 +82,7 @@ fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
             fixes.push(format!("tile_size({}) = 1", d.0));
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
+            fixes.push(format!("skew({}) = NO", d.0));
         }
     }
     let mut candidate = root(host);
@@ -153,17 +154,24 @@ fn random_candidates_of_every_example_compute_the_original_arrays() {
 /// accumulators (`accumulate(d) = YES`, wherever the space offers it)
 /// compute the original arrays, within the harness's tolerance (the sum is
 /// reassociated once), blocks of accumulators among them.
-#[test]
-fn random_candidates_holding_accumulators_compute_the_original_arrays() {
+/// For every example and every dimension `d` that takes `fix(d)`, up to
+/// three random leaves from there, lowered, compiled, run and compared
+/// with the original program's arrays (within the tolerance of a
+/// reassociated sum); `seen` gets each leaf's tree. Returns how many were
+/// checked.
+fn check_leaves_from(
+    label: &str,
+    fix: impl Fn(u32) -> String,
+    seed: u64,
+    mut seen: impl FnMut(&commute_loops::frontend::Kernel, &Schedule),
+) -> usize {
     use commute_loops::harness::floats_equal;
-    use commute_loops::lowering::reductions::{block, reduced};
-    use commute_loops::lowering::schedule::Kind;
     let values = |text: &str| -> Vec<f64> {
         text.split_whitespace()
             .filter_map(|w| w.parse::<f64>().ok())
             .collect()
     };
-    let (mut checked, mut blocks) = (0, 0);
+    let mut checked = 0;
     for (path, source) in examples() {
         let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
         let kernel = host.kernel();
@@ -171,7 +179,7 @@ fn random_candidates_holding_accumulators_compute_the_original_arrays() {
         for l in 0..kernel.loops.len() {
             for d in host.loop_dims(LoopId(l)) {
                 let mut start = root(&host);
-                if apply_fixes(&mut start, &[format!("accumulate({}) = YES", d.0)]).is_ok() {
+                if apply_fixes(&mut start, &[fix(d.0)]).is_ok() {
                     starts.push(start);
                 }
             }
@@ -179,9 +187,9 @@ fn random_candidates_holding_accumulators_compute_the_original_arrays() {
         if starts.is_empty() {
             continue;
         }
-        let dir = scratch(&format!("accumulators-{}", kernel.statements.len()));
+        let dir = scratch(&format!("{label}-{}", kernel.statements.len()));
         let reference = values(&run(&dir, "reference", &reference_code(kernel)));
-        let mut rng = StdRng::seed_from_u64(5);
+        let mut rng = StdRng::seed_from_u64(seed);
         for (n, start) in starts.iter().enumerate() {
             let mut leaves = 0;
             for _ in 0..40 {
@@ -193,12 +201,7 @@ fn random_candidates_holding_accumulators_compute_the_original_arrays() {
                     continue;
                 };
                 let (schedule, code) = lower(&host, &leaf);
-                blocks += usize::from(schedule.loops().iter().any(|l| {
-                    l.kind == Kind::Sequential
-                        && reduced(kernel, l)
-                            .iter()
-                            .any(|&s| block(kernel, l, s).is_some_and(|b| !b.is_empty()))
-                }));
+                seen(kernel, &schedule);
                 let output = values(&run(&dir, &format!("candidate{n}-{leaves}"), &code));
                 assert!(
                     output.len() == reference.len()
@@ -215,10 +218,58 @@ fn random_candidates_holding_accumulators_compute_the_original_arrays() {
         }
         std::fs::remove_dir_all(&dir).ok();
     }
+    checked
+}
+
+#[test]
+fn random_candidates_holding_accumulators_compute_the_original_arrays() {
+    use commute_loops::lowering::reductions::{block, reduced};
+    use commute_loops::lowering::schedule::Kind;
+    let mut blocks = 0;
+    let checked = check_leaves_from(
+        "accumulators",
+        |d| format!("accumulate({d}) = YES"),
+        5,
+        |kernel, schedule| {
+            blocks += usize::from(schedule.loops().iter().any(|l| {
+                l.kind == Kind::Sequential
+                    && reduced(kernel, l)
+                        .iter()
+                        .any(|&s| block(kernel, l, s).is_some_and(|b| !b.is_empty()))
+            }));
+        },
+    );
     eprintln!("{checked} candidates holding accumulators checked, {blocks} with blocks");
     assert!(
         checked > 0 && blocks > 0,
         "{checked} checked, {blocks} blocks"
+    );
+}
+
+#[test]
+fn random_skewed_candidates_compute_the_original_arrays() {
+    use commute_loops::lowering::schedule::Part;
+    // Tiles of a skewed loop, and a skewed loop outside its base's points.
+    let (mut tiled, mut interchanged) = (0, 0);
+    let checked = check_leaves_from(
+        "skews",
+        |d| format!("skew({d}) = YES"),
+        6,
+        |kernel, schedule| {
+            let loops = schedule.loops();
+            tiled += usize::from(loops.iter().any(|l| {
+                l.part == Part::Tile
+                    && l.members(kernel)
+                        .iter()
+                        .any(|&(s, x)| schedule.skew(s, x).is_some())
+            }));
+            interchanged += usize::from(!schedule.skews_outside_their_base(kernel).is_empty());
+        },
+    );
+    eprintln!("{checked} skewed candidates checked, {tiled} with tiles of a skewed loop, {interchanged} with one outside its base");
+    assert!(
+        checked > 0 && tiled > 0 && interchanged > 0,
+        "{checked} checked, {tiled} tiled, {interchanged} interchanged"
     );
 }
 
@@ -248,6 +299,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
     let statement = Node::Statement(commute_loops::frontend::StatementId(0));
     let illegal = Schedule {
         roots: vec![point(1, vec![point(2, vec![point(0, vec![statement])])])],
+        skews: Vec::new(),
     };
     let code = explicit_code(&kernel, &illegal, &["forced".to_string()]).expect("bounds");
     let dir = scratch("illegal");

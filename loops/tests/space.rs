@@ -32,6 +32,7 @@ fn original_fixes(host: &KernelHost) -> Vec<String> {
             fixes.push(format!("tile_size({}) = 1", d.0));
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
+            fixes.push(format!("skew({}) = NO", d.0));
         }
     }
     fixes
@@ -131,18 +132,31 @@ fn a_loop_carrying_a_dependence_cannot_be_parallel() {
 }
 
 #[test]
-fn interchanging_a_stencil_with_a_one_minus_one_dependence_is_refused() {
+fn interchanging_a_stencil_with_a_one_minus_one_dependence_needs_a_skew() {
     let host = host("  for (i = 1; i < n; i++)\n    for (j = 0; j < n - 1; j++)\n      A[i][j] = A[i - 1][j + 1] * 0.5;");
     let (point_i, point_j) = (
         host.point(LoopId(0)).expect("a loop").0,
         host.point(LoopId(1)).expect("a loop").0,
     );
+    let interchange = format!("order({point_j}, {point_i}) = OUTER");
     let error = apply_fixes(
         &mut root(&host),
-        &[format!("order({point_j}, {point_i}) = OUTER")],
+        &[format!("skew({point_j}) = NO"), interchange.clone()],
     )
     .expect_err("backwards");
     assert!(error.to_string().contains("loops.space:"), "{error}");
+    // Skewed by i, the distance (1, -1) is (1, 0) along (i, j + i): the
+    // interchange is legal, and takes the skew with it.
+    let mut candidate = root(&host);
+    apply_fixes(&mut candidate, std::slice::from_ref(&interchange)).expect("skewed interchange");
+    let skewed = commute_runtime::InstanceId {
+        choice: commute_loops::space::skew::CHOICE,
+        objects: vec![point_j],
+    };
+    assert!(
+        matches!(candidate.domain(&skewed), Some(commute_runtime::Domain::Enum(m)) if m == commute_loops::space::skew::YES),
+        "the interchange implies the skew"
+    );
     // The original nesting stays legal.
     let mut candidate = root(&host);
     apply_fixes(
@@ -150,6 +164,65 @@ fn interchanging_a_stencil_with_a_one_minus_one_dependence_is_refused() {
         &[format!("order({point_i}, {point_j}) = OUTER")],
     )
     .expect("original nesting");
+}
+
+/// Seidel's sweep `(t, i, j)` carries `(0, 1, -1)` along `i` and `(+, -1,
+/// *)` along `t`: `j` is offered a skew by `i` and `i` one by `t`, each
+/// of factor 1. Skewed, `j` may run outside `i`'s points (tiles of rows
+/// swept together), never outside `t`.
+#[test]
+fn seidel_2d_skews_its_sweep_to_tile_it() {
+    let host = example_host("seidel-2d.c");
+    let t = host
+        .kernel()
+        .loops
+        .iter()
+        .position(|l| l.iterator == "t")
+        .expect("t");
+    let (i, j) = (LoopId(t + 1), LoopId(t + 2));
+    let skews: Vec<_> = [LoopId(t), i, j]
+        .iter()
+        .map(|&l| host.skew_of(commute_loops::frontend::StatementId(0), l))
+        .collect();
+    assert_eq!(skews[0], None);
+    assert_eq!(skews[1].map(|k| (k.base, k.factor)), Some((LoopId(t), 1)));
+    assert_eq!(skews[2].map(|k| (k.base, k.factor)), Some((i, 1)));
+    let tiled = [
+        "tile_size(i) = 4".to_string(),
+        "order(i, j) = INNER".to_string(),
+    ];
+    apply_named_fixes(&host, &mut root(&host), &tiled).expect("rows of a tile swept together");
+    let error = apply_named_fixes(
+        &host,
+        &mut root(&host),
+        &[
+            "skew(j) = NO".to_string(),
+            "order(i, j) = INNER".to_string(),
+        ],
+    )
+    .expect_err("j before i without a skew");
+    assert!(error.contains("$dep = the dependence"), "{error}");
+    // A skewed j still runs backwards where t carries the dependence.
+    let error = apply_named_fixes(
+        &host,
+        &mut root(&host),
+        &[
+            "skew(j) = YES".to_string(),
+            "order(j, t) = OUTER".to_string(),
+        ],
+    )
+    .expect_err("j outside t");
+    assert!(
+        error.starts_with("cannot fix `order(j, t) = OUTER`"),
+        "{error}"
+    );
+    assert!(error.contains("guards_skewed"), "{error}");
+    assert!(error.contains("(t: +, i: -1, j: -1)"), "{error}");
+    // No skew where nothing runs backwards: gemm has none.
+    let gemm = example_host("gemm.c");
+    let error = apply_named_fixes(&gemm, &mut root(&gemm), &["skew(j) = YES".to_string()])
+        .expect_err("nothing to skew");
+    assert!(error.contains("skew("), "{error}");
 }
 
 fn example_host(name: &str) -> KernelHost {

@@ -67,7 +67,8 @@ impl Distance {
         positive: true,
     });
 
-    fn signs(self) -> Signs {
+    /// The signs the distance may have.
+    pub fn signs(self) -> Signs {
         match self {
             Distance::Exact(v) => Signs {
                 negative: v < 0,

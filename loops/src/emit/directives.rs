@@ -156,6 +156,14 @@ pub fn loop_directives(
             }
         }
     }
+    // OpenMP has no directive that skews a loop.
+    if let Some(&(s, l, _)) = schedule.skews.first() {
+        return fail(format!(
+            "the loop {} of S{} runs skewed: explicit code binds its iterator",
+            loop_name(kernel, l),
+            s.0
+        ));
+    }
     if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Collapsed) {
         return fail(format!(
             "the loop {} is collapsed with its parallel parent: explicit code writes collapse(2)",

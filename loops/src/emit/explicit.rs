@@ -40,9 +40,11 @@ pub fn explicit_code(
     let taken = identifiers(kernel);
     let mut writer = Writer {
         kernel,
+        schedule,
         scan: &scan,
         tile_names: tile_names(kernel),
         point_names: point_names(kernel),
+        skewed_names: skewed_names(kernel),
         path: Vec::new(),
         helpers: HELPER_DEFINITIONS.map(|(name, _, _)| {
             let mut unique = format!("commute_{name}");
@@ -141,14 +143,27 @@ fn point_names(kernel: &Kernel) -> Vec<String> {
 /// A name per loop for its tile iterator, `<iterator>_t`, made unique
 /// against every identifier of the file.
 fn tile_names(kernel: &Kernel) -> Vec<String> {
+    suffixed_names(kernel, 't')
+}
+
+/// A name per loop for its skewed counter, `<iterator>_s` (the statements
+/// bind their iterators from it), made unique against every identifier of
+/// the file.
+fn skewed_names(kernel: &Kernel) -> Vec<String> {
+    suffixed_names(kernel, 's')
+}
+
+/// `<iterator>_<suffix>` per loop, the suffix repeated until the name is
+/// no identifier of the file.
+fn suffixed_names(kernel: &Kernel, suffix: char) -> Vec<String> {
     let mut taken = identifiers(kernel);
     kernel
         .loops
         .iter()
         .map(|l| {
-            let mut name = format!("{}_t", l.iterator);
+            let mut name = format!("{}_{suffix}", l.iterator);
             while taken.contains(&name) {
-                name.push('t');
+                name.push(suffix);
             }
             taken.insert(name.clone());
             name
@@ -190,9 +205,12 @@ type Guards = std::collections::BTreeMap<StatementId, Vec<String>>;
 
 struct Writer<'a> {
     kernel: &'a Kernel,
+    schedule: &'a Schedule,
     scan: &'a Scan<'a>,
     tile_names: Vec<String>,
     point_names: Vec<String>,
+    /// Per loop, the variable of its skewed point loops.
+    skewed_names: Vec<String>,
     /// Every identifier of the file: fresh variables avoid them.
     taken: HashSet<String>,
     /// The loops around what is written now, outermost first.
@@ -449,7 +467,11 @@ impl Writer<'_> {
     /// statements know it by, unless a loop around it has that name; then
     /// another of its names, or a fresh one.
     fn variable(&self, l: &TreeLoop, members: &[(StatementId, LoopId)]) -> String {
+        let skewed = members
+            .iter()
+            .any(|&(s, x)| self.schedule.skew(s, x).is_some());
         let name = |x: LoopId| match l.part {
+            Part::Point if skewed => self.skewed_names[x.0].clone(),
             Part::Point => self.point_names[x.0].clone(),
             Part::Tile => self.tile_names[x.0].clone(),
         };
@@ -612,6 +634,24 @@ impl Writer<'_> {
         conditions
     }
 
+    /// Statement `s`'s own counter of loop `l` from the loops' variables:
+    /// the loop's, less the factor times the base's own counter where `l`
+    /// runs skewed (`j_s - i`).
+    fn own_counter(&self, s: StatementId, l: LoopId) -> String {
+        let variable = self.term(s, Term::Point(l));
+        match self.schedule.skew(s, l) {
+            Some(skew) => {
+                let base = parenthesized(&self.own_counter(s, skew.base));
+                if skew.factor == 1 {
+                    format!("{variable} - {base}")
+                } else {
+                    format!("{variable} - {} * {base}", skew.factor)
+                }
+            }
+            None => variable,
+        }
+    }
+
     /// `text`, code of statement `s`, with the iterators of its loops that
     /// `keep` selects bound to the loops' variables where their names
     /// differ (`first - counter` for a loop that counts down).
@@ -623,12 +663,14 @@ impl Writer<'_> {
             .filter(|&&l| keep(l))
             .map(|&l| {
                 let lp = &self.kernel.loops[l.0];
-                let counter = self.term(s, Term::Point(l));
+                let counter = self.own_counter(s, l);
                 let value = match &lp.direction {
                     Direction::Up => counter,
-                    Direction::Down { first } => {
-                        format!("{} - {counter}", parenthesized(&self.affine(s, first)))
-                    }
+                    Direction::Down { first } => format!(
+                        "{} - {}",
+                        parenthesized(&self.affine(s, first)),
+                        parenthesized(&counter)
+                    ),
                 };
                 (lp.iterator.clone(), value)
             })

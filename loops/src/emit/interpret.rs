@@ -72,6 +72,7 @@ pub fn run(
     let scan = Scan::new(kernel, schedule).map_err(|e| RunError::Bounds(e.0))?;
     let mut machine = Machine {
         kernel,
+        schedule,
         scan: &scan,
         guards: Vec::new(),
         params,
@@ -125,6 +126,7 @@ struct Jam {
 }
 
 struct Machine<'a> {
+    schedule: &'a Schedule,
     kernel: &'a Kernel,
     scan: &'a Scan<'a>,
     /// The ranges statements must be in along the enclosing loops (which
@@ -144,17 +146,27 @@ struct Machine<'a> {
 }
 
 impl<'a> Machine<'a> {
+    /// Statement `s`'s own counter of loop `l`: the loop's, less the
+    /// factor times the base's own where `l` runs skewed.
+    fn own(&self, s: usize, l: LoopId) -> Result<i64, RunError> {
+        let value = self.iterators[s][l.0].ok_or_else(|| {
+            RunError::Unbound(format!(
+                "iterator `{}` outside its loop",
+                self.kernel.loops[l.0].iterator
+            ))
+        })?;
+        match self.schedule.skew(StatementId(s), l) {
+            Some(skew) if skew.base != l => Ok(value - skew.factor * self.own(s, skew.base)?),
+            _ => Ok(value),
+        }
+    }
+
     /// An affine expression of statement `s`'s iterators.
     fn eval(&self, s: usize, a: &Affine) -> Result<i64, RunError> {
         let mut value = a.constant;
         for &(variable, coefficient) in &a.terms {
             let x = match variable {
-                Variable::Iterator(l) => self.iterators[s][l.0].ok_or_else(|| {
-                    RunError::Unbound(format!(
-                        "iterator `{}` outside its loop",
-                        self.kernel.loops[l.0].iterator
-                    ))
-                })?,
+                Variable::Iterator(l) => self.own(s, l)?,
                 Variable::Param(p) => *self.params.get(p).ok_or_else(|| {
                     RunError::Unbound(format!("parameter `{}`", self.kernel.params[p]))
                 })?,

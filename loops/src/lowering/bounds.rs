@@ -184,12 +184,18 @@ impl<'a> Scan<'a> {
             &mut paths,
         )?;
         let mut origins_found = Vec::with_capacity(tree_loops.len());
-        origins(kernel, &schedule.roots, &mut Vec::new(), &mut origins_found);
+        origins(
+            kernel,
+            schedule,
+            &schedule.roots,
+            &mut Vec::new(),
+            &mut origins_found,
+        );
         let origins = origins_found;
         let mut per_loop: Vec<Vec<(StatementId, LoopId, Interval)>> =
             vec![Vec::new(); tree_loops.len()];
         for (statement, levels) in &paths {
-            let ranges = statement_ranges(kernel, *statement, levels, &origins)?;
+            let ranges = statement_ranges(kernel, schedule, *statement, levels, &origins)?;
             for (level, range) in levels.iter().zip(ranges) {
                 per_loop[level.tree].push((*statement, level.loop_id, range));
             }
@@ -281,11 +287,13 @@ fn collect<'a>(
 /// Each tree loop's origin, in [`Schedule::loops`] order: for a tile loop,
 /// the lower bound its C loops share when it reads only parameters and
 /// iterators of loops outside it that every statement of the loop shares
-/// (as OpenMP's `tile` steps from the loop's own lower bound), else 0;
+/// (as OpenMP's `tile` steps from the loop's own lower bound), else 0 (so
+/// for a skewed loop);
 /// merged statements step through the same tiles either way. Iterators
 /// are read as the loop's first statement's.
 fn origins(
     kernel: &Kernel,
+    schedule: &Schedule,
     nodes: &[Node],
     outer: &mut Vec<(Part, Vec<(StatementId, LoopId)>)>,
     out: &mut Vec<Bound>,
@@ -293,9 +301,15 @@ fn origins(
     for node in nodes {
         let Node::Loop(l) = node else { continue };
         let members = l.members(kernel);
-        out.push(origin(kernel, l, &members, outer));
+        // A skewed loop's lower bound reads its base: tiles start at 0.
+        let skewed = members.iter().any(|&(s, x)| schedule.skew(s, x).is_some());
+        out.push(if skewed {
+            Bound::constant(0)
+        } else {
+            origin(kernel, l, &members, outer)
+        });
         outer.push((l.part, members));
-        origins(kernel, &l.body, outer, out);
+        origins(kernel, schedule, &l.body, outer, out);
         outer.pop();
     }
 }
@@ -347,6 +361,7 @@ fn origin(
 /// The statement's range at each of its levels.
 fn statement_ranges(
     kernel: &Kernel,
+    schedule: &Schedule,
     statement: StatementId,
     levels: &[Level],
     origins: &[Bound],
@@ -360,22 +375,50 @@ fn statement_ranges(
         .map(|(i, v)| (v.loop_id, params + i))
         .collect();
     let overflow = || ScanError(format!("the bounds of S{} overflow", statement.0));
+    let unknown = |l: LoopId| {
+        ScanError(format!(
+            "a bound of S{} reads `{}`, not one of its loops",
+            statement.0, kernel.loops[l.0].iterator
+        ))
+    };
+    // The statement's own iterator of loop `l` over the levels' variables:
+    // the level's, less the factor times the base's own where `l` runs
+    // skewed.
+    let own_iterator = |l: LoopId| -> Result<Vec<i64>, ScanError> {
+        let mut coefficients = vec![0i64; width];
+        let (mut at, mut scale) = (l, 1i64);
+        for _ in 0..=levels.len() {
+            let var = *point_var.get(&at).ok_or_else(|| unknown(at))?;
+            coefficients[var] = coefficients[var].checked_add(scale).ok_or_else(overflow)?;
+            match schedule.skew(statement, at) {
+                Some(skew) => {
+                    scale = scale.checked_mul(-skew.factor).ok_or_else(overflow)?;
+                    at = skew.base;
+                }
+                None => return Ok(coefficients),
+            }
+        }
+        Err(ScanError(format!(
+            "the skews of S{} form a cycle",
+            statement.0
+        )))
+    };
     let row_of =
-        |a: &Affine, sign: i64, var: usize, constant: i64| -> Result<Inequality, ScanError> {
-            // sign * (x_var - a) + constant >= 0
-            let mut coefficients = vec![0i64; width];
-            coefficients[var] = sign;
+        |a: &Affine, sign: i64, own: LoopId, constant: i64| -> Result<Inequality, ScanError> {
+            // sign * (x_own - a) + constant >= 0
+            let mut coefficients: Vec<i64> = own_iterator(own)?.iter().map(|c| c * sign).collect();
             for &(v, c) in &a.terms {
-                let index = match v {
-                    Variable::Param(p) => p,
-                    Variable::Iterator(l) => *point_var.get(&l).ok_or_else(|| {
-                        ScanError(format!(
-                            "a bound of S{} reads `{}`, not one of its loops",
-                            statement.0, kernel.loops[l.0].iterator
-                        ))
-                    })?,
-                };
-                coefficients[index] -= sign * c;
+                match v {
+                    Variable::Param(p) => coefficients[p] -= sign * c,
+                    Variable::Iterator(l) => {
+                        for (index, x) in own_iterator(l)?.into_iter().enumerate() {
+                            let delta = sign.checked_mul(c).and_then(|y| y.checked_mul(x));
+                            coefficients[index] = delta
+                                .and_then(|d| coefficients[index].checked_sub(d))
+                                .ok_or_else(overflow)?;
+                        }
+                    }
+                }
             }
             let constant = constant
                 .checked_sub(sign.checked_mul(a.constant).ok_or_else(overflow)?)
@@ -390,9 +433,8 @@ fn statement_ranges(
     let own_statement = &kernel.statements[statement.0];
     for &l in &own_statement.loops {
         let c_loop = &kernel.loops[l.0];
-        let x = point_var[&l];
-        rows.push((l, row_of(&c_loop.lower, 1, x, 0)?)); // x - lower >= 0
-        rows.push((l, row_of(&c_loop.upper, -1, x, -1)?)); // upper - 1 - x >= 0
+        rows.push((l, row_of(&c_loop.lower, 1, l, 0)?)); // x - lower >= 0
+        rows.push((l, row_of(&c_loop.upper, -1, l, -1)?)); // upper - 1 - x >= 0
     }
     // The conditions of its `if` statements bound the innermost of the
     // loops they read, like that loop's own bounds; those that read no
@@ -410,7 +452,7 @@ fn statement_ranges(
                 terms: vec![(Variable::Iterator(l), 1)],
             };
             let shifted = x.add(guard, -1).ok_or_else(overflow)?;
-            rows.push((l, row_of(&shifted, 1, point_var[&l], 0)?));
+            rows.push((l, row_of(&shifted, 1, l, 0)?));
         }
     }
     for (i, level) in levels.iter().enumerate() {
@@ -698,7 +740,10 @@ mod tests {
                 body,
             })];
         }
-        Schedule { roots: body }
+        Schedule {
+            roots: body,
+            skews: Vec::new(),
+        }
     }
 
     /// Each loop's range, written `lower..=upper` with its bounds.

@@ -16,9 +16,12 @@ use std::fmt;
 
 use commute_runtime::{Candidate, Domain, InstanceId};
 
+use crate::analysis::skew::Skew;
 use crate::frontend::{Kernel, LoopId, StatementId};
 use crate::space::host::{Dimension, KernelHost};
-use crate::space::{accumulate, dim_kind, order, schedule, tile_size, Backbone, StatementsId};
+use crate::space::{
+    accumulate, dim_kind, order, schedule, skew, tile_size, Backbone, StatementsId,
+};
 
 /// How a loop of the tree runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,6 +118,10 @@ pub enum Node {
 pub struct Schedule {
     /// The outermost nodes, in order.
     pub roots: Vec<Node>,
+    /// The statements' loops that run skewed: each loop's iterator (as
+    /// the tree's loops and bounds read it) is the statement's own plus
+    /// the factor times its base's own.
+    pub skews: Vec<(StatementId, LoopId, Skew)>,
 }
 
 /// Why a candidate gives no loop tree.
@@ -170,6 +177,10 @@ impl Decided<'_> {
             dim_kind::COLLAPSED => Kind::Collapsed,
             _ => Kind::Sequential,
         })
+    }
+
+    fn skewed(&self, d: u32) -> Result<bool, ScheduleError> {
+        Ok(self.single(skew::CHOICE, vec![d])?.0 == skew::YES)
     }
 
     fn accumulates(&self, d: u32) -> Result<bool, ScheduleError> {
@@ -270,9 +281,73 @@ impl Schedule {
             sizes: &sizes,
             dimension: &dimension,
         };
+        let mut skews = Vec::new();
+        for d in n..objects {
+            let Some(dimension) = host.dimension(StatementsId(d)) else {
+                continue;
+            };
+            if !dimension.tile && decided.skewed(d)? {
+                let skew = host
+                    .skew_of(dimension.statement, dimension.loop_id)
+                    .ok_or_else(|| ScheduleError(format!("skew({d}) is YES, not offered")))?;
+                skews.push((dimension.statement, dimension.loop_id, skew));
+            }
+        }
         Ok(Schedule {
             roots: build.children(None)?,
+            skews,
         })
+    }
+
+    /// How statement `s`'s loop `l` is skewed, if it is.
+    pub fn skew(&self, s: StatementId, l: LoopId) -> Option<Skew> {
+        self.skews
+            .iter()
+            .find(|(x, y, _)| *x == s && *y == l)
+            .map(|(_, _, skew)| *skew)
+    }
+
+    /// The skewed loops that run outside their base's point loop, per
+    /// statement: the interchanges their skews made legal.
+    pub fn skews_outside_their_base(&self, kernel: &Kernel) -> Vec<(StatementId, LoopId)> {
+        fn walk(
+            schedule: &Schedule,
+            kernel: &Kernel,
+            nodes: &[Node],
+            outer: &mut Vec<(StatementId, LoopId)>,
+            out: &mut Vec<(StatementId, LoopId)>,
+        ) {
+            for node in nodes {
+                match node {
+                    Node::Statement(s) => {
+                        let mine: Vec<LoopId> = outer
+                            .iter()
+                            .filter(|(x, _)| x == s)
+                            .map(|(_, l)| *l)
+                            .collect();
+                        for (at, &l) in mine.iter().enumerate() {
+                            let outside = schedule
+                                .skew(*s, l)
+                                .is_some_and(|k| mine[at + 1..].contains(&k.base));
+                            if outside && !out.contains(&(*s, l)) {
+                                out.push((*s, l));
+                            }
+                        }
+                    }
+                    Node::Loop(l) => {
+                        let pushed = outer.len();
+                        if l.part == Part::Point {
+                            outer.extend(l.members(kernel));
+                        }
+                        walk(schedule, kernel, &l.body, outer, out);
+                        outer.truncate(pushed);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, kernel, &self.roots, &mut Vec::new(), &mut out);
+        out
     }
 
     /// Every loop of the tree, outermost first, depth first.
@@ -292,7 +367,13 @@ impl Schedule {
 
     /// An indented outline, one line per loop or statement.
     pub fn outline(&self, kernel: &Kernel) -> String {
-        fn walk(nodes: &[Node], kernel: &Kernel, depth: usize, out: &mut String) {
+        fn walk(
+            schedule: &Schedule,
+            nodes: &[Node],
+            kernel: &Kernel,
+            depth: usize,
+            out: &mut String,
+        ) {
             for node in nodes {
                 let indent = "  ".repeat(depth);
                 match node {
@@ -301,10 +382,26 @@ impl Schedule {
                         out.push_str(&format!("{indent}{}\n", code.trim()));
                     }
                     Node::Loop(l) => {
-                        let names: Vec<&str> = l
+                        // A skewed loop is named by what it runs: `j+i`.
+                        let names: Vec<String> = l
                             .loops
                             .iter()
-                            .map(|x| kernel.loops[x.0].iterator.as_str())
+                            .map(|x| {
+                                let name = kernel.loops[x.0].iterator.clone();
+                                let skew = l.members(kernel).iter().find_map(|&(s, y)| {
+                                    (y == *x).then(|| schedule.skew(s, y)).flatten()
+                                });
+                                match skew {
+                                    Some(k) if k.factor == 1 => {
+                                        format!("{name}+{}", kernel.loops[k.base.0].iterator)
+                                    }
+                                    Some(k) => format!(
+                                        "{name}+{}*{}",
+                                        k.factor, kernel.loops[k.base.0].iterator
+                                    ),
+                                    None => name,
+                                }
+                            })
                             .collect();
                         let part = match (l.part, l.size) {
                             (Part::Tile, size) => format!(" tiles of {size}"),
@@ -328,13 +425,13 @@ impl Schedule {
                             kind.push_str(&format!(" accumulating S{}", s.0));
                         }
                         out.push_str(&format!("{indent}for {}{part}{kind}\n", names.join("=")));
-                        walk(&l.body, kernel, depth + 1, out);
+                        walk(schedule, &l.body, kernel, depth + 1, out);
                     }
                 }
             }
         }
         let mut out = String::new();
-        walk(&self.roots, kernel, 0, &mut out);
+        walk(self, &self.roots, kernel, 0, &mut out);
         out
     }
 }

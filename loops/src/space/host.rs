@@ -6,10 +6,12 @@
 //! dimensions: for each statement in order, for each loop around it from
 //! the outermost, a tile dimension and a point dimension.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::analysis::dependences::{dependences, Dependence, Distance};
 use crate::analysis::fusion::Fusion;
+use crate::analysis::skew::{skewed, skews, Skew};
 use crate::frontend::{Kernel, LoopId, StatementId, Variable};
 use crate::space::{order, DepsId, Host, StatementsId};
 
@@ -36,6 +38,8 @@ pub struct KernelHost {
     /// The dimension objects, from object `n` on.
     dims: Arc<Vec<Dimension>>,
     fusion: Arc<Fusion>,
+    /// The skews offered to statements' loops.
+    skews: Arc<HashMap<(StatementId, LoopId), Skew>>,
     /// Whether candidates may be built with Polly (the compiler has it).
     polly: bool,
 }
@@ -45,7 +49,7 @@ impl KernelHost {
     pub fn new(kernel: Kernel) -> Self {
         // A statement's read before its own write in one instance is not a
         // dependence between two instances.
-        let deps = dependences(&kernel)
+        let deps: Vec<Dependence> = dependences(&kernel)
             .into_iter()
             .filter(|d| {
                 !(d.source == d.sink && d.distances.iter().all(|x| *x == Distance::Exact(0)))
@@ -67,6 +71,7 @@ impl KernelHost {
             .collect();
         KernelHost {
             fusion: Arc::new(Fusion::of(&kernel)),
+            skews: Arc::new(skews(&kernel, &deps)),
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
             dims: Arc::new(dims),
@@ -91,6 +96,93 @@ impl KernelHost {
     /// its own write in one instance is not one).
     pub fn dependences(&self) -> &[Dependence] {
         &self.deps
+    }
+
+    /// How a statement's loop runs when its dimensions are skewed
+    /// (`skew(d) = YES`); `None` where no skew is offered.
+    pub fn skew_of(&self, statement: StatementId, l: LoopId) -> Option<Skew> {
+        self.skews.get(&(statement, l)).copied()
+    }
+
+    /// The loops a skewed loop's bounds read: its base, the base's base...
+    fn skew_chain(&self, statement: StatementId, l: LoopId) -> Vec<LoopId> {
+        let mut chain = Vec::new();
+        let mut at = l;
+        while let Some(skew) = self.skew_of(statement, at) {
+            if chain.contains(&skew.base) {
+                break;
+            }
+            chain.push(skew.base);
+            at = skew.base;
+        }
+        chain
+    }
+
+    /// For a statement's dependence on itself, `d`'s distance, and the
+    /// one it has with its loop skewed (where it may be), and whether `d`
+    /// is a tile.
+    fn own_distances(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+    ) -> Option<(Distance, Option<Distance>, bool)> {
+        let (dependence, p, tile) = self.position(dep, d)?;
+        let (plain, skewed) = self.own_distances_at(dependence, p);
+        Some((plain, skewed, tile))
+    }
+
+    /// A statement's own dependence's distance along its loop at
+    /// `position`, and the one it has with that loop skewed.
+    fn own_distances_at(
+        &self,
+        dependence: &Dependence,
+        position: usize,
+    ) -> (Distance, Option<Distance>) {
+        let plain = dependence.distances[position];
+        let skewed = self
+            .skew_of(dependence.source, dependence.loops[position])
+            .and_then(|skew| {
+                let base = dependence.loops.iter().position(|x| *x == skew.base)?;
+                Some(skewed(plain, skew.factor, dependence.distances[base]))
+            });
+        (plain, skewed)
+    }
+
+    /// For a dependence between two statements, the distance of the pair
+    /// `(d, f)`, and the one it has with both skewed (where they may merge
+    /// skewed), and whether they are tiles.
+    fn pair_distances(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+        f: StatementsId,
+    ) -> Option<(Distance, Option<Distance>, bool)> {
+        let (dependence, p, tile) = self.pair(dep, d, f)?;
+        let plain = dependence.distances[p];
+        let skewed = if self.skew_compatible(d, f) {
+            let (a, b) = (self.dimension(d)?, self.dimension(f)?);
+            let (sa, sb) = (
+                self.skew_of(a.statement, a.loop_id)?,
+                self.skew_of(b.statement, b.loop_id)?,
+            );
+            let base = if sa.base == sb.base {
+                dependence.loops.iter().position(|x| *x == sa.base)
+            } else {
+                None
+            }
+            .or_else(|| {
+                dependence
+                    .aligned
+                    .iter()
+                    .position(|&pair| pair == (sa.base, sb.base))
+                    .map(|i| dependence.loops.len() + i)
+            });
+            let by = base.map_or(Distance::ANY, |i| dependence.distances[i]);
+            Some(skewed(plain, sa.factor, by))
+        } else {
+            None
+        };
+        Some((plain, skewed, tile))
     }
 
     /// The object of a statement, by its index in textual order.
@@ -193,6 +285,33 @@ impl KernelHost {
     /// Whether loop `outer` encloses loop `inner` (or is it).
     fn loop_encloses(&self, outer: LoopId, inner: LoopId) -> bool {
         std::iter::successors(Some(inner), |l| self.kernel.loops[l.0].parent).any(|l| l == outer)
+    }
+
+    /// Whether `e`, a dimension of an earlier loop of a statement's own
+    /// dependence, must stay outside `d`, whose distance may be negative
+    /// (with `d`'s loop skewed or not): wherever `e`'s may be non-zero,
+    /// skewed or not, unless a loop before `e`'s surely carries the
+    /// dependence forward, skewed or not (that loop, outside `d`, keeps
+    /// the order whatever `e` does).
+    fn guard(&self, dep: DepsId, e: StatementsId, d: StatementsId, skew: bool) -> bool {
+        let (Some((dependence, pe, _)), Some((_, pd, _))) =
+            (self.position(dep, e), self.position(dep, d))
+        else {
+            return false;
+        };
+        let (d_plain, d_skewed) = self.own_distances_at(dependence, pd);
+        let negative = if skew {
+            d_skewed.is_some_and(|x| x.may_be_negative())
+        } else {
+            d_plain.may_be_negative()
+        };
+        let (e_plain, e_skewed) = self.own_distances_at(dependence, pe);
+        let nonzero = e_plain.may_be_nonzero() || e_skewed.is_some_and(|x| x.may_be_nonzero());
+        let carried_before = (0..pe).any(|q| {
+            let (plain, skewed) = self.own_distances_at(dependence, q);
+            plain.surely_positive() && skewed.is_none_or(|x| x.surely_positive())
+        });
+        pe < pd && negative && nonzero && !carried_before
     }
 
     /// The value of `order(a, b)` in the original program, strip-mined
@@ -353,23 +472,27 @@ impl Host for KernelHost {
         // A tile dimension's distance may be 0 even when the loop's is
         // positive; the point dimension then carries the dependence, and
         // when the point's distance is negative the tile outside it does.
-        self.position(dep, d)
-            .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
+        // Counted as a carrier whether skewed or not: positive both ways.
+        self.own_distances(dep, d)
+            .is_some_and(|(plain, skewed, tile)| {
+                !tile && plain.surely_positive() && skewed.is_none_or(|x| x.surely_positive())
+            })
     }
 
     fn guards(&self, dep: DepsId, e: StatementsId, d: StatementsId) -> bool {
-        match (self.position(dep, e), self.position(dep, d)) {
-            (Some((dependence, pe, _)), Some((_, pd, _))) => {
-                pe < pd && dependence.maybe_negative_at(pd) && dependence.maybe_nonzero_at(pe)
-            }
-            _ => false,
-        }
+        self.guard(dep, e, d, false)
+    }
+
+    fn guards_skewed(&self, dep: DepsId, e: StatementsId, d: StatementsId) -> bool {
+        self.guard(dep, e, d, true)
     }
 
     fn pair_positive(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         // A tile pair's distance may be 0 where its points' is positive.
-        self.pair(dep, d, f)
-            .is_some_and(|(dependence, p, tile)| !tile && dependence.surely_positive_at(p))
+        self.pair_distances(dep, d, f)
+            .is_some_and(|(plain, skewed, tile)| {
+                !tile && plain.surely_positive() && skewed.is_none_or(|x| x.surely_positive())
+            })
     }
 
     fn may_carry(&self, dep: DepsId, e: StatementsId) -> bool {
@@ -379,18 +502,62 @@ impl Host for KernelHost {
     }
 
     fn pair_negative(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.pair(dep, d, f)
-            .is_some_and(|(dependence, p, _)| dependence.maybe_negative_at(p))
+        self.pair_distances(dep, d, f)
+            .is_some_and(|(plain, skewed, _)| {
+                plain.may_be_negative() || skewed.is_some_and(|x| x.may_be_negative())
+            })
     }
 
     fn pair_nonzero(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.pair(dep, d, f)
-            .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
+        self.pair_distances(dep, d, f)
+            .is_some_and(|(plain, skewed, _)| {
+                plain.may_be_nonzero() || skewed.is_some_and(|x| x.may_be_nonzero())
+            })
     }
 
     fn maybe_nonzero(&self, dep: DepsId, d: StatementsId) -> bool {
-        self.position(dep, d)
-            .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
+        self.own_distances(dep, d)
+            .is_some_and(|(plain, _, _)| plain.may_be_nonzero())
+    }
+
+    fn maybe_nonzero_skewed(&self, dep: DepsId, d: StatementsId) -> bool {
+        self.own_distances(dep, d)
+            .is_some_and(|(_, skewed, _)| skewed.is_some_and(|x| x.may_be_nonzero()))
+    }
+
+    fn skewable(&self, d: StatementsId) -> bool {
+        self.dimension(d)
+            .is_some_and(|d| self.skew_of(d.statement, d.loop_id).is_some())
+    }
+
+    fn skew_base(&self, d: StatementsId, e: StatementsId) -> bool {
+        match (self.dimension(d), self.dimension(e)) {
+            (Some(d), Some(e)) => {
+                d.statement == e.statement
+                    && self.skew_chain(d.statement, d.loop_id).contains(&e.loop_id)
+            }
+            _ => false,
+        }
+    }
+
+    fn skew_compatible(&self, a: StatementsId, b: StatementsId) -> bool {
+        let (Some(a), Some(b)) = (self.dimension(a), self.dimension(b)) else {
+            return false;
+        };
+        match (
+            self.skew_of(a.statement, a.loop_id),
+            self.skew_of(b.statement, b.loop_id),
+        ) {
+            (Some(sa), Some(sb)) => {
+                a.statement != b.statement
+                    && sa.factor == sb.factor
+                    && (sa.base == sb.base
+                        || self
+                            .fusion
+                            .may_merge((a.statement, sa.base), (b.statement, sb.base)))
+            }
+            _ => false,
+        }
     }
 
     fn reducible(&self, dep: DepsId, d: StatementsId) -> bool {

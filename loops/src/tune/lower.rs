@@ -18,7 +18,9 @@ use crate::harness::{
 };
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
-use crate::space::{accumulate, dim_kind, optimizer, order, schedule, tile_size, StatementsId};
+use crate::space::{
+    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, StatementsId,
+};
 
 /// The form a candidate was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +130,9 @@ fn explicit(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> Result<
 /// original program), they give the leaf back.
 pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<String> {
     let mut changed = Vec::new();
+    // Skews first: the nestings they allow would imply them.
     let decisions = [
+        skew::CHOICE,
         order::CHOICE,
         tile_size::CHOICE,
         dim_kind::CHOICE,
@@ -144,14 +148,16 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
         let Some(action) = single_action(leaf, &instance) else {
             continue;
         };
-        // A tile dimension's size is its point's.
+        // A tile dimension's size and skew are its point's.
         let tile = |o: u32| {
             loaded
                 .host
                 .dimension(StatementsId(o))
                 .is_some_and(|d| d.tile)
         };
-        if instance.choice == tile_size::CHOICE && instance.objects.iter().any(|&o| tile(o)) {
+        if matches!(instance.choice, tile_size::CHOICE | skew::CHOICE)
+            && instance.objects.iter().any(|&o| tile(o))
+        {
             continue;
         }
         if action.values != original_value(&loaded.host, leaf, &instance) {

@@ -1,0 +1,187 @@
+//! Skewing: which outer loop a statement's loop may be skewed by, with
+//! which factor, and the distances of dependences once it is.
+//!
+//! A loop `j` skewed by its base `i` with factor `f` runs `j' = j + f * i`
+//! (`i` the base's own iterator, not its skewed one). Distances become
+//! `d_j + f * d_i`: the transformation is unimodular and lower triangular,
+//! so every distance vector keeps its first non-zero component and stays
+//! lexicographically positive. What it changes is the signs further in:
+//! a Gauss-Seidel sweep's `(0, 1, -1)` along `(t, i, j)` becomes `(0, 1,
+//! 0)`, after which `i` and `j'` may be interchanged and tiled.
+//!
+//! A loop is offered a skew only where that helps: some dependence of its
+//! statement on itself that an outer loop carries runs backwards along it.
+//! The base is the innermost such outer loop, and the factor the smallest
+//! that makes those distances non-negative. Only exact distances are
+//! skewed (the uniform dependences of stencils); statements with bounds
+//! or conditions tying two loops, and reductions, are left alone.
+
+use std::collections::HashMap;
+
+use crate::analysis::dependences::{Dependence, Distance, Signs};
+use crate::frontend::{Kernel, LoopId, StatementId, Variable};
+
+/// The largest factor offered.
+const MAX_FACTOR: i64 = 4;
+
+/// How a statement's loop may be skewed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Skew {
+    /// The outer loop of the statement whose iterator is added.
+    pub base: LoopId,
+    /// What it is multiplied by (1 to 4).
+    pub factor: i64,
+}
+
+/// The skews offered to each statement's loops.
+pub fn skews(kernel: &Kernel, deps: &[Dependence]) -> HashMap<(StatementId, LoopId), Skew> {
+    let mut out = HashMap::new();
+    for (s, statement) in kernel.statements.iter().enumerate() {
+        let s = StatementId(s);
+        if kernel.reduction(s).is_some() || !untied(kernel, s) {
+            continue;
+        }
+        let own: Vec<&Dependence> = deps
+            .iter()
+            .filter(|d| d.source == s && d.sink == s)
+            .collect();
+        for (p, &l) in statement.loops.iter().enumerate() {
+            if let Some(skew) = skew_of(&own, &statement.loops, p) {
+                out.insert((s, l), skew);
+            }
+        }
+    }
+    out
+}
+
+/// Whether no bound or condition of the statement reads a loop's iterator
+/// (its domain is a box): skewing then ties only a loop and its base.
+fn untied(kernel: &Kernel, s: StatementId) -> bool {
+    let statement = &kernel.statements[s.0];
+    let reads_loop = |a: &crate::frontend::Affine| {
+        a.terms
+            .iter()
+            .any(|(v, _)| matches!(v, Variable::Iterator(_)))
+    };
+    statement.loops.iter().all(|l| {
+        let lp = &kernel.loops[l.0];
+        !reads_loop(&lp.lower) && !reads_loop(&lp.upper)
+    }) && statement.guards.iter().all(|g| {
+        g.terms
+            .iter()
+            .filter(|(v, _)| matches!(v, Variable::Iterator(_)))
+            .count()
+            <= 1
+    })
+}
+
+/// The skew of the loop at `position` among `loops` (a statement's), from
+/// the statement's dependences on itself.
+fn skew_of(own: &[&Dependence], loops: &[LoopId], position: usize) -> Option<Skew> {
+    for base in (0..position).rev() {
+        // The dependences the base may carry that run backwards here.
+        let backwards: Vec<&&Dependence> = own
+            .iter()
+            .filter(|d| {
+                d.distances[..base].iter().all(|x| x.may_be_zero())
+                    && d.distances[base].signs().positive
+                    && d.distances[position].may_be_negative()
+            })
+            .collect();
+        if backwards.is_empty() {
+            continue;
+        }
+        let mut factor = 0;
+        for d in backwards {
+            // The least distance along the loop and along the base: the
+            // base's must be positive, the loop's bounded below.
+            let along = least(d.distances[position])?;
+            let by = least(d.distances[base])?;
+            if by <= 0 {
+                return None;
+            }
+            factor = factor.max((-along + by - 1).div_euclid(by));
+        }
+        return (1..=MAX_FACTOR).contains(&factor).then_some(Skew {
+            base: loops[base],
+            factor,
+        });
+    }
+    None
+}
+
+/// The least value a distance may have (a sign alone says at least 1
+/// when positive); `None` when it may be any negative value.
+fn least(d: Distance) -> Option<i64> {
+    pieces(d).iter().map(|(low, _)| *low).min().flatten()
+}
+
+/// A distance's values as intervals, `None` where unbounded: one for an
+/// exact distance, one per sign it may have otherwise.
+fn pieces(d: Distance) -> Vec<(Option<i64>, Option<i64>)> {
+    match d {
+        Distance::Exact(v) => vec![(Some(v), Some(v))],
+        Distance::Signs(s) => [
+            (s.negative, (None, Some(-1))),
+            (s.zero, (Some(0), Some(0))),
+            (s.positive, (Some(1), None)),
+        ]
+        .into_iter()
+        .filter(|(may, _)| *may)
+        .map(|(_, piece)| piece)
+        .collect(),
+    }
+}
+
+/// `along + factor * by` (`factor >= 1`): exact when both are, else the
+/// signs the sum of any two of their values may have.
+pub fn skewed(along: Distance, factor: i64, by: Distance) -> Distance {
+    if let (Distance::Exact(a), Distance::Exact(b)) = (along, by) {
+        if let Some(v) = b.checked_mul(factor).and_then(|x| x.checked_add(a)) {
+            return Distance::Exact(v);
+        }
+    }
+    let add = |x: Option<i64>, y: Option<i64>| {
+        x.zip(y)
+            .and_then(|(x, y)| y.checked_mul(factor).and_then(|y| y.checked_add(x)))
+    };
+    let mut signs = Signs {
+        negative: false,
+        zero: false,
+        positive: false,
+    };
+    for (a_low, a_high) in pieces(along) {
+        for (b_low, b_high) in pieces(by) {
+            let (low, high) = (add(a_low, b_low), add(a_high, b_high));
+            signs.negative |= low.is_none_or(|x| x < 0);
+            signs.zero |= low.is_none_or(|x| x <= 0) && high.is_none_or(|x| x >= 0);
+            signs.positive |= high.is_none_or(|x| x > 0);
+        }
+    }
+    Distance::Signs(signs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_distances_add() {
+        assert_eq!(
+            skewed(Distance::Exact(-1), 2, Distance::Exact(1)),
+            Distance::Exact(1)
+        );
+    }
+
+    #[test]
+    fn a_positive_sign_counts_at_least_one() {
+        // Gauss-Seidel's (t: +, i: -1): i + t is at least 0.
+        let d = skewed(Distance::Exact(-1), 1, Distance::POSITIVE);
+        assert!(!d.may_be_negative() && d.may_be_zero() && !d.surely_positive());
+        assert!(skewed(Distance::Exact(0), 1, Distance::POSITIVE).surely_positive());
+        let d = skewed(Distance::ANY, 1, Distance::Exact(0));
+        assert!(d.may_be_negative() && d.may_be_zero() && d.may_be_nonzero());
+        assert_eq!(least(Distance::POSITIVE), Some(1));
+        assert_eq!(least(Distance::ANY), None);
+    }
+}

@@ -1,9 +1,12 @@
 //! What the kernel's names stand for in the program as compiled: the
 //! values of the parameters in its bounds (`_PB_N`, `N`: macros, from the
 //! file's `#define`s and the `-D` flags) and the element types of its
-//! arrays and scalars, read from the preprocessor's output. A name whose
-//! value or type cannot be read this way (a function parameter, a global
-//! set at run time) is unknown, and the bound counts nothing it decides.
+//! arrays and scalars, read from the preprocessor's output. A parameter of
+//! the kernel's function takes the value every call gives it (an integer,
+//! or a variable every assignment gives one: PolyBench's `int ni = NI;`
+//! in `main`). A name whose value or type cannot be read this way (a
+//! global set at run time, calls that disagree) is unknown, and the bound
+//! counts nothing it decides.
 
 use std::collections::HashMap;
 
@@ -40,7 +43,7 @@ pub fn probe_lines(params: &[String]) -> String {
 /// ended with [`probe_lines`]: `None` where the expansion is not an
 /// integer constant expression.
 pub fn read_values(preprocessed: &str, params: &[String]) -> Vec<Option<i64>> {
-    let mut found: HashMap<usize, Option<i64>> = HashMap::new();
+    let mut found: HashMap<usize, String> = HashMap::new();
     for line in preprocessed.lines() {
         let Some(rest) = line.trim().strip_prefix("commute_param_") else {
             continue;
@@ -51,12 +54,148 @@ pub fn read_values(preprocessed: &str, params: &[String]) -> Vec<Option<i64>> {
         let Ok(index) = index.trim().parse::<usize>() else {
             continue;
         };
-        let expression = expression.trim().trim_end_matches(';');
-        found.insert(index, evaluate(expression));
+        found.insert(index, expression.trim().trim_end_matches(';').to_string());
     }
+    let mut tokens = None;
     (0..params.len())
-        .map(|k| found.get(&k).copied().flatten())
+        .map(|k| {
+            let expression = found.get(&k)?;
+            evaluate(expression).or_else(|| {
+                // A parameter of the kernel's function (`_PB_NI` expands
+                // to `ni`): its value where the function is called.
+                let name = expression.trim_matches(|c: char| c == '(' || c == ')' || c == ' ');
+                if !is_identifier(name) {
+                    return None;
+                }
+                let tokens = tokens.get_or_insert_with(|| tokenize(preprocessed));
+                through_calls(tokens, name)
+            })
+        })
         .collect()
+}
+
+/// The value a function's parameter `name` gets at every call of the
+/// function in the text (PolyBench's `kernel_gemm(ni, ...)` called from
+/// `main` after `int ni = 1000;`), when every call gives one and they
+/// agree.
+fn through_calls(tokens: &[&str], name: &str) -> Option<i64> {
+    let mut value = None;
+    for (at, &function) in tokens.iter().enumerate() {
+        if !is_identifier(function) || tokens.get(at + 1) != Some(&"(") {
+            continue;
+        }
+        let close = closing(tokens, at + 1)?;
+        if tokens.get(close + 1) != Some(&"{") {
+            continue;
+        }
+        // A definition with `name` among its parameters.
+        let parameters = arguments(&tokens[at + 2..close]);
+        let Some(index) = parameters.iter().position(|p| p.last() == Some(&name)) else {
+            continue;
+        };
+        for (call, &callee) in tokens.iter().enumerate() {
+            let declared = call
+                .checked_sub(1)
+                .is_some_and(|b| is_identifier(tokens[b]) && tokens[b] != "return");
+            if callee != function || call == at || declared || tokens.get(call + 1) != Some(&"(") {
+                continue;
+            }
+            let end = closing(tokens, call + 1)?;
+            let mut argument = &arguments(&tokens[call + 2..end]).get(index)?.clone()[..];
+            while argument.len() > 2
+                && argument[0] == "("
+                && closing(argument, 0) == Some(argument.len() - 1)
+            {
+                argument = &argument[1..argument.len() - 1];
+            }
+            let here = evaluate(&argument.join(" ")).or_else(|| match argument[..] {
+                [variable] if is_identifier(variable) => assigned(tokens, variable),
+                _ => None,
+            })?;
+            if value.is_some_and(|v| v != here) {
+                return None;
+            }
+            value = Some(here);
+        }
+    }
+    value
+}
+
+/// The value every assignment or initialization `variable = ...;` in the
+/// text gives it, when they agree.
+fn assigned(tokens: &[&str], variable: &str) -> Option<i64> {
+    let mut value = None;
+    for at in 0..tokens.len() {
+        if tokens[at] != variable || tokens.get(at + 1) != Some(&"=") {
+            continue;
+        }
+        let start = at + 2;
+        let mut end = start;
+        let mut depth = 0i32;
+        while let Some(&t) = tokens.get(end) {
+            match t {
+                "(" | "[" => depth += 1,
+                ")" | "]" => depth -= 1,
+                ";" | "," if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let here = evaluate(&tokens[start..end].join(" "))?;
+        if value.is_some_and(|v| v != here) {
+            return None;
+        }
+        value = Some(here);
+    }
+    value
+}
+
+/// The index of the parenthesis closing the one at `open`.
+fn closing(tokens: &[&str], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &t) in tokens.iter().enumerate().skip(open) {
+        match t {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The comma-separated items of an argument or parameter list, commas
+/// inside parentheses or brackets kept.
+fn arguments<'a>(tokens: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let mut items = vec![Vec::new()];
+    let mut depth = 0i32;
+    for &t in tokens {
+        match t {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            "," if depth == 0 => {
+                items.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(item) = items.last_mut() {
+            item.push(t);
+        }
+    }
+    items
+}
+
+fn is_identifier(token: &str) -> bool {
+    token
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && token.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The element type `name` is declared with in `preprocessed`, if a
@@ -285,6 +424,27 @@ mod tests {
         );
         let preprocessed = "int x;\ncommute_param_0 = (500);\ncommute_param_1 = (n);\n";
         assert_eq!(read_values(preprocessed, &params), [Some(500), None]);
+    }
+
+    /// PolyBench passes its sizes to the kernel's function: they are read
+    /// at the call, through `main`'s variables; calls that disagree, or a
+    /// value set at run time, leave the parameter unknown.
+    #[test]
+    fn values_of_function_parameters_at_their_calls() {
+        let params = vec!["_PB_NI".to_string(), "nj".to_string()];
+        let text = "static void kernel_gemm(int ni, int nj, double A[1000][1100]);\n\
+                    static void kernel_gemm(int ni, int nj, double A[1000][1100]) {\n\
+                    A[0][0] = ni + nj; }\n\
+                    int main(int argc, char **argv) {\n\
+                    int ni = 1000; int nj = 1100;\n\
+                    kernel_gemm (ni, (nj), (double(*)[1100])f(a, b));\n\
+                    return 0; }\n\
+                    commute_param_0 = (ni);\ncommute_param_1 = (nj);\n";
+        assert_eq!(read_values(text, &params), [Some(1000), Some(1100)]);
+        let twice = text.replace("return 0;", "kernel_gemm(500, nj, 0); return 0;");
+        assert_eq!(read_values(&twice, &params), [None, Some(1100)]);
+        let read = text.replace("int nj = 1100;", "int nj = atoi(argv[1]);");
+        assert_eq!(read_values(&read, &params), [Some(1000), None]);
     }
 
     #[test]

@@ -730,3 +730,22 @@ fn a_candidate_wrong_only_with_an_optimizers_flags_checks_without_them() {
         "{checked:?}"
     );
 }
+
+/// The probe for 512-bit vectors reads the target the user's flags give:
+/// a plain x86-64 has none, one with AVX-512 enabled has them (compiling
+/// only, so the machine running the test need not have them), and the
+/// answer is kept per set of flags.
+#[test]
+fn wide_vectors_follow_the_target_of_the_flags() {
+    let compiler = cc();
+    let dir = TempDir::new("wide");
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let flags = |f: &[&str]| f.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert!(!compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64"])));
+    assert!(compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64", "-mavx512f"])));
+    // Asked again, from the cache: the same answers.
+    assert!(!compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64"])));
+    assert!(compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64", "-mavx512f"])));
+}

@@ -614,3 +614,34 @@ fn an_accumulator_is_refused_where_another_statement_reads_its_element() {
     .expect_err("C[i] changes with i");
     assert!(error.contains("accumulate(i@S0)"), "{error}");
 }
+
+#[test]
+fn wide_vectors_are_offered_only_where_the_target_has_them() {
+    use commute_loops::space::vector_width;
+    use commute_runtime::{Domain, InstanceId};
+    let body = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      C[i][j] += A[i][j];";
+    let instance = InstanceId {
+        choice: vector_width::CHOICE,
+        objects: Vec::new(),
+    };
+    let values = |candidate: &Candidate<Backbone<KernelHost>>| match candidate.domain(&instance) {
+        Some(Domain::Enum(mask)) => mask,
+        other => panic!("{other:?}"),
+    };
+    let without = host(body);
+    assert_eq!(values(&root(&without)), vector_width::NATIVE);
+    let error = apply_named_fixes(
+        &without,
+        &mut root(&without),
+        &["vector_width() = WIDE".into()],
+    )
+    .expect_err("no 512-bit vectors");
+    assert!(error.contains("has_wide_vectors()"), "{error}");
+    let with = host(body).with_wide_vectors(true);
+    assert_eq!(
+        values(&root(&with)),
+        vector_width::NATIVE | vector_width::WIDE
+    );
+    apply_named_fixes(&with, &mut root(&with), &["vector_width() = WIDE".into()])
+        .expect("wide vectors");
+}

@@ -14,6 +14,9 @@ use super::process::{describe_status, spawn, wait_with_deadline};
 /// The longest `--version` may take when probing a compiler.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// What `vector_width() = WIDE` adds to a candidate's flags.
+pub const WIDE_VECTOR_FLAGS: [&str; 1] = ["-mprefer-vector-width=512"];
+
 /// The kind of C compiler, from its `--version`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompilerFamily {
@@ -126,38 +129,63 @@ impl Compiler {
     /// answer is kept in `cache_dir`, by the compiler's path and version,
     /// so that it is asked once.
     pub fn has_polly(&self, cache_dir: &Path) -> bool {
+        self.answer_cached(
+            cache_dir,
+            "polly",
+            "int main(void) { return 0; }\n",
+            &["-mllvm", "-polly"],
+        )
+    }
+
+    /// Whether the compiler, with the user's `cflags`, targets 512-bit
+    /// vectors and takes `-mprefer-vector-width=512` (clang and gcc use
+    /// 256-bit ones by default on such x86 cores, to keep clock speeds
+    /// up). Asked once per compiler and flags, like [`Compiler::has_polly`].
+    pub fn has_wide_vectors(&self, cache_dir: &Path, cflags: &[String]) -> bool {
+        let mut flags: Vec<&str> = cflags.iter().map(String::as_str).collect();
+        flags.extend(WIDE_VECTOR_FLAGS);
+        self.answer_cached(
+            cache_dir,
+            "wide",
+            "#ifndef __AVX512F__\n#error no 512-bit vectors\n#endif\nint main(void) { return 0; }\n",
+            &flags,
+        )
+    }
+
+    /// Whether a tiny `source` compiles with `flags`, the answer kept in
+    /// `cache_dir` by the compiler's path, version and the flags.
+    fn answer_cached(&self, cache_dir: &Path, name: &str, source: &str, flags: &[&str]) -> bool {
         let mut key = crate::fnv::Fnv::default();
         key.feed(self.path.as_os_str().as_encoded_bytes());
         key.feed(&[0]);
         key.feed(self.version_line.as_bytes());
-        let cached = cache_dir.join(format!("polly-{}", key.hex()));
+        for flag in flags {
+            key.feed(&[0]);
+            key.feed(flag.as_bytes());
+        }
+        let cached = cache_dir.join(format!("{name}-{}", key.hex()));
         if let Ok(answer) = fs::read_to_string(&cached) {
             return answer.trim() == "yes";
         }
-        let answer = self.compiles_with_polly(cache_dir);
+        let answer = self.compiles(cache_dir, name, source, flags);
         let _ = fs::create_dir_all(cache_dir)
             .and_then(|()| fs::write(&cached, if answer { "yes\n" } else { "no\n" }));
         answer
     }
 
-    fn compiles_with_polly(&self, dir: &Path) -> bool {
+    fn compiles(&self, dir: &Path, name: &str, source: &str, flags: &[&str]) -> bool {
         if fs::create_dir_all(dir).is_err() {
             return false;
         }
-        let source = dir.join("polly-probe.c");
-        if fs::write(&source, "int main(void) { return 0; }\n").is_err() {
+        let file = format!("{name}-probe.c");
+        if fs::write(dir.join(&file), source).is_err() {
             return false;
         }
+        let object = format!("{name}-probe.o");
         let Ok(mut child) = spawn(
             Command::new(&self.path)
-                .args([
-                    "-mllvm",
-                    "-polly",
-                    "-c",
-                    "polly-probe.c",
-                    "-o",
-                    "polly-probe.o",
-                ])
+                .args(flags)
+                .args(["-c", &file, "-o", &object])
                 .current_dir(dir)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())

@@ -91,7 +91,7 @@ impl HarnessConfig {
     pub fn new(compiler: Compiler, work_dir: PathBuf) -> HarnessConfig {
         HarnessConfig {
             compiler,
-            cflags: vec!["-O3".to_string(), "-march=native".to_string()],
+            cflags: DEFAULT_CFLAGS.map(String::from).to_vec(),
             include_dirs: Vec::new(),
             work_dir,
             compile_timeout: Duration::from_secs(60),
@@ -109,6 +109,18 @@ impl HarnessConfig {
 }
 
 /// The command a program is built with by `compiler` with the user's
+/// The optimization flags when the user gives none.
+pub const DEFAULT_CFLAGS: [&str; 2] = ["-O3", "-march=native"];
+
+/// The user's optimization flags, or the defaults when there are none.
+pub fn effective_cflags(cflags: &[String]) -> Vec<String> {
+    if cflags.is_empty() {
+        DEFAULT_CFLAGS.map(String::from).to_vec()
+    } else {
+        cflags.to_vec()
+    }
+}
+
 /// `cflags` and `extra` flags after them (see
 /// [`HarnessConfig::build_command`]).
 pub fn build_command(compiler: &Compiler, cflags: &[String], extra: &[String]) -> String {

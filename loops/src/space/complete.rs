@@ -9,7 +9,8 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 use crate::space::host::KernelHost;
 use crate::space::names::Names;
 use crate::space::{
-    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, Backbone, StatementsId,
+    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, vector_width, Backbone,
+    StatementsId,
 };
 
 /// The candidate with every open decision taken, original values first.
@@ -28,6 +29,7 @@ pub fn complete_with_original(
         schedule::CHOICE,
         accumulate::CHOICE,
         optimizer::CHOICE,
+        vector_width::CHOICE,
     ];
     while let Some(instance) = candidate.next_open(&priority) {
         let mut alternatives = candidate.alternatives(&instance);
@@ -73,6 +75,7 @@ pub fn original_value(
         accumulate::CHOICE => accumulate::NO,
         skew::CHOICE => skew::NO,
         optimizer::CHOICE => optimizer::NONE,
+        vector_width::CHOICE => vector_width::NATIVE,
         tile_size::CHOICE => match candidate.domain(instance) {
             Some(Domain::Integer { universe, .. }) => {
                 universe.iter().position(|&v| v == 1).map_or(0, |i| 1 << i)

@@ -42,6 +42,8 @@ pub struct KernelHost {
     skews: Arc<HashMap<(StatementId, LoopId), Skew>>,
     /// Whether candidates may be built with Polly (the compiler has it).
     polly: bool,
+    /// Whether candidates may prefer 512-bit vectors (the target has them).
+    wide_vectors: bool,
 }
 
 impl KernelHost {
@@ -76,6 +78,7 @@ impl KernelHost {
             deps: Arc::new(deps),
             dims: Arc::new(dims),
             polly: false,
+            wide_vectors: false,
         }
     }
 
@@ -84,6 +87,14 @@ impl KernelHost {
     /// default, `optimizer` has one value.
     pub fn with_polly(mut self, polly: bool) -> Self {
         self.polly = polly;
+        self
+    }
+
+    /// The host with 512-bit vectors offered (`has_wide_vectors()`, which
+    /// `vector_width() = WIDE` requires), or not: without them, the
+    /// default, `vector_width` has one value.
+    pub fn with_wide_vectors(mut self, wide: bool) -> Self {
+        self.wide_vectors = wide;
         self
     }
 
@@ -388,6 +399,10 @@ impl KernelHost {
 impl Host for KernelHost {
     fn has_polly(&self) -> bool {
         self.polly
+    }
+
+    fn has_wide_vectors(&self) -> bool {
+        self.wide_vectors
     }
 
     fn statements(&self) -> Vec<StatementsId> {

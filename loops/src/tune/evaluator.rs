@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use commute_runtime::search::{Bound, Evaluator, Flag, Outcome, Remeasured};
 
+use super::flags::candidate_flags;
 use super::kernel::{LoadedKernel, LoopCandidate};
 use super::lower::{differences, lower_leaf, Form};
-use super::optimizer::optimizer_flags;
 use super::options::Emit;
 use super::progress::{SearchStatus, TuneProgress};
 use crate::harness::{remeasure_rounds, Harness, Measurement};
@@ -150,7 +150,7 @@ impl KernelEvaluator<'_> {
             Form::Directives => self.forms.0 += 1,
             Form::Code => self.forms.1 += 1,
         }
-        let flags = optimizer_flags(leaf);
+        let flags = candidate_flags(leaf);
         let compiler = self.harness.config().compiler.clone();
         let measurement = self.harness.evaluate_built_with(&code, &compiler, &flags);
         let mut phases = self.harness.last_phases();
@@ -305,7 +305,7 @@ impl Evaluator<Backbone<KernelHost>> for KernelEvaluator<'_> {
                 self.lowered.insert(words.clone(), lowered);
             }
             if let Some(Ok((_, code, _))) = self.lowered.get(&words) {
-                let flags = optimizer_flags(leaf);
+                let flags = candidate_flags(leaf);
                 match sources.iter_mut().find(|(f, _)| *f == flags) {
                     Some((_, group)) => group.push(code.clone()),
                     None => sources.push((flags, vec![code.clone()])),

@@ -33,19 +33,35 @@ pub struct LoadedKernel {
     pub fixes: Vec<String>,
 }
 
+/// What the compiler offers the space's compiler decisions: found by
+/// probing it once (`Compiler::has_polly`, `Compiler::has_wide_vectors`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompilerFeatures {
+    /// The compiler takes Polly: `optimizer()` may be `POLLY` or
+    /// `POLLY_PARALLEL`.
+    pub polly: bool,
+    /// The target has 512-bit vectors: `vector_width()` may be `WIDE`.
+    pub wide_vectors: bool,
+}
+
 impl LoadedKernel {
     /// Reads the kernel and applies the fixed decisions; errors name the
     /// file, or the decision and why it cannot be taken.
     pub fn load(options: &KernelOptions) -> Result<LoadedKernel, String> {
-        LoadedKernel::load_with_polly(options, false)
+        LoadedKernel::load_for(options, CompilerFeatures::default())
     }
 
-    /// [`load`](LoadedKernel::load), with the compiler's Polly offered to
-    /// the `optimizer` decision or not (see [`KernelHost::with_polly`]).
-    pub fn load_with_polly(options: &KernelOptions, polly: bool) -> Result<LoadedKernel, String> {
+    /// [`load`](LoadedKernel::load), with what the compiler offers to the
+    /// compiler decisions (see [`KernelHost::with_polly`] and
+    /// [`KernelHost::with_wide_vectors`]).
+    pub fn load_for(
+        options: &KernelOptions,
+        features: CompilerFeatures,
+    ) -> Result<LoadedKernel, String> {
         let path = options.kernel.clone();
-        let host =
-            KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?).with_polly(polly);
+        let host = KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?)
+            .with_polly(features.polly)
+            .with_wide_vectors(features.wide_vectors);
         let mut root = Candidate::new_explained(Backbone(host.clone()))
             .map_err(|e| format!("{}: the loop space has no candidate: {e}", path.display()))?;
         let mut fixes = options.fixes.clone();

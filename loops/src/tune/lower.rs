@@ -3,23 +3,19 @@
 //! decisions that differ from the original program (those a person would
 //! give `commute lower` to get it back).
 
-use std::path::PathBuf;
-
 use commute_runtime::{Action, Domain, InstanceId};
 
-use super::kernel::{LoadedKernel, LoopCandidate};
-use super::optimizer::optimizer_flags;
+use super::flags::candidate_flags;
+use super::kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};
 use super::options::{Emit, LowerOptions};
 use crate::emit::directives::directive_code;
 use crate::emit::explicit::explicit_code;
 use crate::frontend::Kernel;
-use crate::harness::{
-    build_command, with_built_with_line, Compiler, CompilerFamily, HarnessConfig,
-};
+use crate::harness::{build_command, with_built_with_line, Compiler, CompilerFamily};
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
 use crate::space::{
-    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, StatementsId,
+    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, vector_width, StatementsId,
 };
 
 /// The form a candidate was written in.
@@ -55,11 +51,17 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
         Err(e) if options.cc.is_some() => return Err(e.to_string()),
         Err(_) => None,
     };
-    // `optimizer() = POLLY` may be fixed where the compiler has Polly.
-    let polly = compiler
-        .as_ref()
-        .is_some_and(|c| c.has_polly(&std::env::temp_dir().join("commute-probes")));
-    let loaded = LoadedKernel::load_with_polly(&options.kernel, polly)?;
+    // `optimizer() = POLLY` may be fixed where the compiler has Polly,
+    // `vector_width() = WIDE` where the target has 512-bit vectors.
+    let probes = std::env::temp_dir().join("commute-probes");
+    let cflags = crate::harness::effective_cflags(&options.cflags);
+    let features = CompilerFeatures {
+        polly: compiler.as_ref().is_some_and(|c| c.has_polly(&probes)),
+        wide_vectors: compiler
+            .as_ref()
+            .is_some_and(|c| c.has_wide_vectors(&probes, &cflags)),
+    };
+    let loaded = LoadedKernel::load_for(&options.kernel, features)?;
     let leaf = complete_with_original(&loaded.host, &loaded.root)?;
     let directives = compiler
         .as_ref()
@@ -70,12 +72,7 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
         version_line: String::new(),
         family: CompilerFamily::Other,
     });
-    let cflags = if options.cflags.is_empty() {
-        HarnessConfig::new(compiler.clone(), PathBuf::new()).cflags
-    } else {
-        options.cflags.clone()
-    };
-    let command = build_command(&compiler, &cflags, &optimizer_flags(&leaf));
+    let command = build_command(&compiler, &cflags, &candidate_flags(&leaf));
     Ok(Lowered {
         code: with_built_with_line(&code, &command),
         form,
@@ -139,6 +136,7 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
         schedule::CHOICE,
         accumulate::CHOICE,
         optimizer::CHOICE,
+        vector_width::CHOICE,
     ];
     for instance in leaf.instances(&decisions) {
         // The other choices (`carries`) follow from these.

@@ -13,10 +13,10 @@
 
 mod baselines;
 mod evaluator;
+mod flags;
 mod kernel;
 mod lock;
 mod lower;
-mod optimizer;
 mod options;
 mod polly_start;
 mod progress;
@@ -32,7 +32,7 @@ use commute_runtime::search::{
 
 pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
 pub use evaluator::Best;
-pub use kernel::{LoadedKernel, LoopCandidate};
+pub use kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
 pub use polly_start::{polly_start, show_polly, PollyStart};
@@ -130,12 +130,20 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         }
         None => None,
     };
-    // Polly is a baseline and a value of the `optimizer` decision.
+    // Polly is a baseline and a value of the `optimizer` decision; wide
+    // vectors a value of `vector_width`, where the target has them.
     let polly = compiler.has_polly(&work_dir.join("probes"));
     if !polly {
         progress.note(&baselines::no_polly_note(&compiler));
     }
-    let loaded = LoadedKernel::load_with_polly(&options.kernel, polly)?;
+    let features = CompilerFeatures {
+        polly,
+        wide_vectors: compiler.has_wide_vectors(
+            &work_dir.join("probes"),
+            &crate::harness::effective_cflags(&options.cflags),
+        ),
+    };
+    let loaded = LoadedKernel::load_for(&options.kernel, features)?;
     let configurations = if options.no_baselines {
         Vec::new()
     } else {
@@ -429,9 +437,7 @@ fn harness_config(
     work_dir: &Path,
 ) -> HarnessConfig {
     let mut config = HarnessConfig::new(compiler, work_dir.join("builds"));
-    if !options.cflags.is_empty() {
-        config.cflags = options.cflags.clone();
-    }
+    config.cflags = crate::harness::effective_cflags(&options.cflags);
     if let Some(dir) = kernel.parent() {
         let dir = if dir.as_os_str().is_empty() {
             Path::new(".")

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::kernel::{LoadedKernel, LoopCandidate};
+use super::kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};
 use super::lower::{differences, lower_leaf};
 use super::options::Emit;
 use super::options::KernelOptions;
@@ -116,7 +116,13 @@ pub fn show_polly(
             compiler.path.display()
         ));
     }
-    let loaded = LoadedKernel::load_with_polly(kernel, true)?;
+    let loaded = LoadedKernel::load_for(
+        kernel,
+        CompilerFeatures {
+            polly: true,
+            wide_vectors: false,
+        },
+    )?;
     let mut config = HarnessConfig::new(compiler, dir.join("builds"));
     // The compiler runs in the build directory: the kernel's own
     // directory, for its includes, and the paths in the flags are given

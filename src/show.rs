@@ -277,6 +277,24 @@ fn print(kernel: &Kernel) {
         carrying.join(", ")
     };
     say!("loops that may carry a dependence: {carrying}");
+    let mut skews: Vec<_> = commute_loops::analysis::skew::skews(kernel, &deps)
+        .into_iter()
+        .collect();
+    skews.sort_by_key(|((s, l), _)| (s.0, l.0));
+    if !skews.is_empty() {
+        say!("skews offered (`skew(...) = YES` runs a loop along its iterator plus the factor times its base's):");
+        for ((s, l), skew) in skews {
+            say!(
+                "  S{}: L{} ({}) + {} * L{} ({})",
+                s.0,
+                l.0,
+                kernel.loops[l.0].iterator,
+                skew.factor,
+                skew.base.0,
+                kernel.loops[skew.base.0].iterator
+            );
+        }
+    }
 }
 
 /// `commute show --polly`: the schedule Polly chooses for the nest, as

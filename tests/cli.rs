@@ -425,6 +425,21 @@ fn a_closed_output_pipe_still_reports_errors_without_a_panic() {
     }
 }
 
+/// Where a loop may be skewed, `show` says by which loop and factor, and
+/// lists the decision with the others.
+#[test]
+fn show_lists_the_skews_offered() {
+    let output = commute(&["show", "examples/seidel-2d.c"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("  S0: L1 (i) + 1 * L0 (t)\n"), "{stdout}");
+    assert!(stdout.contains("  S0: L2 (j) + 1 * L1 (i)\n"), "{stdout}");
+    assert!(stdout.contains("    skew(j) in NO | YES"), "{stdout}");
+    let output = commute(&["show", "examples/gemm.c"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("skews offered"), "{stdout}");
+}
+
 #[test]
 fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
     let output = commute(&["show", "examples/gemm.c"]);

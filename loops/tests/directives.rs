@@ -6,9 +6,7 @@
 //! the tests say so and pass, unless `COMMUTE_REQUIRE_CLANG=1`.
 
 mod common;
-use common::{
-    examples_dir, nest_of, run_limited, COMPILE_TIMEOUT, EVERY_CONSTRUCT, RUN_TIMEOUT, SIZES,
-};
+use common::{compile_and_run, examples_dir, nest_of, EVERY_CONSTRUCT};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,38 +62,13 @@ fn scratch(name: &str) -> PathBuf {
 /// Compiles a program with `compiler` (clang: OpenMP 6.0) and runs it; its
 /// array dump (stderr).
 fn dump(compiler: &str, dir: &Path, name: &str, source: &str) -> String {
-    let c = dir.join(format!("{name}.c"));
-    let exe = dir.join(name);
-    std::fs::write(&c, source).expect("write");
-    let mut command = Command::new(compiler);
-    command.args([
+    let flags = [
         "-O2",
         "-fopenmp",
         "-Werror=unknown-pragmas",
         "-DPOLYBENCH_DUMP_ARRAYS",
-    ]);
-    if compiler.contains("clang") {
-        command.arg("-fopenmp-version=60");
-    }
-    command
-        .args(SIZES)
-        .arg("-I")
-        .arg(examples_dir())
-        .arg(&c)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lm");
-    let (ok, _, errors) = run_limited(command, dir, &format!("{name}-cc"), COMPILE_TIMEOUT);
-    assert!(
-        ok,
-        "{} does not compile with {compiler}:\n{errors}\n{source}",
-        c.display()
-    );
-    let mut command = Command::new(&exe);
-    command.env("OMP_NUM_THREADS", "3");
-    let (ok, _, output) = run_limited(command, dir, &format!("{name}-run"), RUN_TIMEOUT);
-    assert!(ok, "{} fails", exe.display());
-    output
+    ];
+    compile_and_run(compiler, &flags, 3, dir, name, source)
 }
 
 /// The code with every statement replaced by a line on stderr naming it
@@ -160,30 +133,8 @@ fn same_trace(
     )
     .expect("traced");
     let run = |compiler: &str, tag: &str, source: &str| {
-        let c = dir.join(format!("{name}-{tag}.c"));
-        let exe = dir.join(format!("{name}-{tag}"));
-        std::fs::write(&c, source).expect("write");
-        let mut command = Command::new(compiler);
-        command.args(["-O1", "-fopenmp", "-Werror=unknown-pragmas"]);
-        if compiler.contains("clang") {
-            command.arg("-fopenmp-version=60");
-        }
-        command
-            .args(SIZES)
-            .arg("-I")
-            .arg(examples_dir())
-            .arg(&c)
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lm");
-        let (ok, _, errors) =
-            run_limited(command, dir, &format!("{name}-{tag}-cc"), COMPILE_TIMEOUT);
-        assert!(ok, "{} does not compile:\n{errors}\n{source}", c.display());
-        let mut command = Command::new(&exe);
-        command.env("OMP_NUM_THREADS", "1");
-        let (ok, _, trace) = run_limited(command, dir, &format!("{name}-{tag}-run"), RUN_TIMEOUT);
-        assert!(ok, "{} fails", exe.display());
-        trace
+        let flags = ["-O1", "-fopenmp", "-Werror=unknown-pragmas"];
+        compile_and_run(compiler, &flags, 1, dir, &format!("{name}-{tag}"), source)
     };
     let mut a: Vec<String> = run(compiler, "trace-directives", &directives)
         .lines()

@@ -8,10 +8,12 @@
 //! `reading_tests!` list; `the_examples_directory_matches_the_table` fails
 //! until it has both.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{examples_dir, run_with_timeout};
 
 use commute_loops::analysis::dependences::{dependences, Dependence, Distance, Kind};
 use commute_loops::frontend::{read_nest, Access, Kernel, LoopId, StatementId};
@@ -384,10 +386,6 @@ const EXAMPLES: &[Example] = &[
 
 /// How long a compilation or a run may take before it is killed.
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
-}
 
 fn example(name: &str) -> &'static Example {
     EXAMPLES
@@ -983,42 +981,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Runs a command with its stdout and stderr in files of `dir` (so that a
-/// full pipe never blocks it), killing it after `timeout`.
-fn run_with_timeout(
-    mut command: Command,
-    dir: &Path,
-    label: &str,
-    timeout: Duration,
-) -> (ExitStatus, String, String) {
-    let stdout_path = dir.join(format!("{label}.stdout"));
-    let stderr_path = dir.join(format!("{label}.stderr"));
-    let create = |p: &Path| File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    command
-        .stdin(Stdio::null())
-        .stdout(create(&stdout_path))
-        .stderr(create(&stderr_path));
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|e| panic!("{label}: cannot start {command:?}: {e}"));
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{label}: {command:?} ran past {timeout:?} and was killed");
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => panic!("{label}: waiting for {command:?}: {e}"),
-        }
-    };
-    let read =
-        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
-    (status, read(&stdout_path), read(&stderr_path))
 }
 
 /// The arrays of a PolyBench-style dump and their number of values,

@@ -737,11 +737,11 @@ fn a_candidate_wrong_only_with_an_optimizers_flags_checks_without_them() {
 /// answer is kept per set of flags.
 #[test]
 fn wide_vectors_follow_the_target_of_the_flags() {
-    let compiler = cc();
-    let dir = TempDir::new("wide");
     if !cfg!(target_arch = "x86_64") {
         return;
     }
+    let compiler = cc();
+    let dir = TempDir::new("wide");
     let flags = |f: &[&str]| f.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     assert!(!compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64"])));
     assert!(compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64", "-mavx512f"])));

@@ -3,12 +3,9 @@
 //! admits prints the same arrays as the original program.
 
 mod common;
-use common::{
-    examples_dir, nest_of, run_limited, COMPILE_TIMEOUT, EVERY_CONSTRUCT, RUN_TIMEOUT, SIZES,
-};
+use common::{compile_and_run, examples_dir, nest_of, EVERY_CONSTRUCT};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use commute_loops::emit::explicit::{explicit_code, reference_code};
 use commute_loops::frontend::{read_kernel, read_nest, LoopId};
@@ -28,31 +25,13 @@ fn scratch(name: &str) -> PathBuf {
 /// Compiles and runs a program, each within its timeout; its array dump
 /// (stderr).
 fn run(dir: &Path, name: &str, source: &str) -> String {
-    let c = dir.join(format!("{name}.c"));
-    let exe = dir.join(name);
-    std::fs::write(&c, source).expect("write");
-    let mut compile = Command::new("cc");
-    compile
-        .args([
-            "-O1",
-            "-fopenmp",
-            "-Werror=unknown-pragmas",
-            "-DPOLYBENCH_DUMP_ARRAYS",
-        ])
-        .args(SIZES)
-        .arg("-I")
-        .arg(examples_dir())
-        .arg(&c)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lm");
-    let (ok, _, errors) = run_limited(compile, dir, &format!("{name}-cc"), COMPILE_TIMEOUT);
-    assert!(ok, "{} does not compile:\n{errors}\n{source}", c.display());
-    let mut command = Command::new(&exe);
-    command.env("OMP_NUM_THREADS", "2");
-    let (ok, _, dump) = run_limited(command, dir, &format!("{name}-run"), RUN_TIMEOUT);
-    assert!(ok, "{} fails", exe.display());
-    dump
+    let flags = [
+        "-O1",
+        "-fopenmp",
+        "-Werror=unknown-pragmas",
+        "-DPOLYBENCH_DUMP_ARRAYS",
+    ];
+    compile_and_run("cc", &flags, 2, dir, name, source)
 }
 
 fn examples() -> Vec<(String, String)> {
@@ -150,10 +129,6 @@ fn random_candidates_of_every_example_compute_the_original_arrays() {
     }
 }
 
-/// Random candidates below each decision to hold a reduction in
-/// accumulators (`accumulate(d) = YES`, wherever the space offers it)
-/// compute the original arrays, within the harness's tolerance (the sum is
-/// reassociated once), blocks of accumulators among them.
 /// For every example and every dimension `d` that takes `fix(d)`, up to
 /// three random leaves from there, lowered, compiled, run and compared
 /// with the original program's arrays (within the tolerance of a
@@ -221,6 +196,10 @@ fn check_leaves_from(
     checked
 }
 
+/// Random candidates below each decision to hold a reduction in
+/// accumulators (`accumulate(d) = YES`, wherever the space offers it)
+/// compute the original arrays, within the harness's tolerance (the sum is
+/// reassociated once), blocks of accumulators among them.
 #[test]
 fn random_candidates_holding_accumulators_compute_the_original_arrays() {
     use commute_loops::lowering::reductions::{block, reduced};
@@ -246,6 +225,9 @@ fn random_candidates_holding_accumulators_compute_the_original_arrays() {
     );
 }
 
+/// Random candidates below each skew the space offers (seidel-2d's)
+/// compute the original arrays, some with tiles of a skewed loop and some
+/// with a skewed loop outside its base.
 #[test]
 fn random_skewed_candidates_compute_the_original_arrays() {
     use commute_loops::lowering::schedule::Part;

@@ -19,6 +19,19 @@ fn host(body: &str) -> KernelHost {
     host_of("k.c", &source)
 }
 
+/// The values a choice without objects (`optimizer()`, `vector_width()`)
+/// still has.
+fn global_values(candidate: &Candidate<Backbone<KernelHost>>, choice: u16) -> u64 {
+    let instance = commute_runtime::InstanceId {
+        choice,
+        objects: Vec::new(),
+    };
+    match candidate.domain(&instance) {
+        Some(commute_runtime::Domain::Enum(mask)) => mask,
+        other => panic!("{other:?}"),
+    }
+}
+
 fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
     Candidate::new_explained(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -529,16 +542,9 @@ fn fusion_follows_the_dependences() {
 #[test]
 fn the_optimizer_offers_polly_only_where_the_compiler_has_it_and_not_around_a_parallel_loop() {
     use commute_loops::space::optimizer;
-    use commute_runtime::{Domain, InstanceId};
     let body = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];";
-    let instance = InstanceId {
-        choice: optimizer::CHOICE,
-        objects: Vec::new(),
-    };
-    let values = |candidate: &Candidate<Backbone<KernelHost>>| match candidate.domain(&instance) {
-        Some(Domain::Enum(mask)) => mask,
-        other => panic!("{other:?}"),
-    };
+    let values =
+        |candidate: &Candidate<Backbone<KernelHost>>| global_values(candidate, optimizer::CHOICE);
     // Without Polly (the default: gcc, or a clang without it): one value.
     let without = host(body);
     assert_eq!(values(&root(&without)), optimizer::NONE);
@@ -618,15 +624,9 @@ fn an_accumulator_is_refused_where_another_statement_reads_its_element() {
 #[test]
 fn wide_vectors_are_offered_only_where_the_target_has_them() {
     use commute_loops::space::vector_width;
-    use commute_runtime::{Domain, InstanceId};
     let body = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      C[i][j] += A[i][j];";
-    let instance = InstanceId {
-        choice: vector_width::CHOICE,
-        objects: Vec::new(),
-    };
-    let values = |candidate: &Candidate<Backbone<KernelHost>>| match candidate.domain(&instance) {
-        Some(Domain::Enum(mask)) => mask,
-        other => panic!("{other:?}"),
+    let values = |candidate: &Candidate<Backbone<KernelHost>>| {
+        global_values(candidate, vector_width::CHOICE)
     };
     let without = host(body);
     assert_eq!(values(&root(&without)), vector_width::NATIVE);

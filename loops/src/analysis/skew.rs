@@ -58,14 +58,9 @@ pub fn skews(kernel: &Kernel, deps: &[Dependence]) -> HashMap<(StatementId, Loop
 /// (its domain is a box): skewing then ties only a loop and its base.
 fn untied(kernel: &Kernel, s: StatementId) -> bool {
     let statement = &kernel.statements[s.0];
-    let reads_loop = |a: &crate::frontend::Affine| {
-        a.terms
-            .iter()
-            .any(|(v, _)| matches!(v, Variable::Iterator(_)))
-    };
     statement.loops.iter().all(|l| {
         let lp = &kernel.loops[l.0];
-        !reads_loop(&lp.lower) && !reads_loop(&lp.upper)
+        !lp.lower.reads_iterators() && !lp.upper.reads_iterators()
     }) && statement.guards.iter().all(|g| {
         g.terms
             .iter()

@@ -101,7 +101,8 @@ fn through_calls(tokens: &[&str], name: &str) -> Option<i64> {
                 continue;
             }
             let end = closing(tokens, call + 1)?;
-            let mut argument = &arguments(&tokens[call + 2..end]).get(index)?.clone()[..];
+            let items = arguments(&tokens[call + 2..end]);
+            let mut argument = &items.get(index)?[..];
             while argument.len() > 2
                 && argument[0] == "("
                 && closing(argument, 0) == Some(argument.len() - 1)

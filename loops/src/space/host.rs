@@ -29,6 +29,27 @@ pub struct Dimension {
     pub tile: bool,
 }
 
+/// A dependence's distance along a dimension: as written, and with the
+/// dimension's loop skewed (where it may be). A dimension counts for
+/// another (a carrier, a guard) only by what holds either way.
+#[derive(Clone, Copy, Debug)]
+struct Variants {
+    plain: Distance,
+    skewed: Option<Distance>,
+}
+
+impl Variants {
+    /// `test` holds of the distance whether the loop is skewed or not.
+    fn both(self, test: impl Fn(Distance) -> bool) -> bool {
+        test(self.plain) && self.skewed.is_none_or(&test)
+    }
+
+    /// `test` holds of the distance skewed or not, one way or the other.
+    fn either(self, test: impl Fn(Distance) -> bool) -> bool {
+        test(self.plain) || self.skewed.is_some_and(&test)
+    }
+}
+
 /// A kernel as the host of `loops.space`: its statements and dimensions,
 /// its dependences and fusion classes, computed once and shared by clones.
 #[derive(Clone, Debug)]
@@ -129,26 +150,16 @@ impl KernelHost {
         chain
     }
 
-    /// For a statement's dependence on itself, `d`'s distance, and the
-    /// one it has with its loop skewed (where it may be), and whether `d`
-    /// is a tile.
-    fn own_distances(
-        &self,
-        dep: DepsId,
-        d: StatementsId,
-    ) -> Option<(Distance, Option<Distance>, bool)> {
+    /// For a statement's dependence on itself, `d`'s distances (plain and
+    /// skewed), and whether `d` is a tile.
+    fn own_distances(&self, dep: DepsId, d: StatementsId) -> Option<(Variants, bool)> {
         let (dependence, p, tile) = self.position(dep, d)?;
-        let (plain, skewed) = self.own_distances_at(dependence, p);
-        Some((plain, skewed, tile))
+        Some((self.own_distances_at(dependence, p), tile))
     }
 
-    /// A statement's own dependence's distance along its loop at
-    /// `position`, and the one it has with that loop skewed.
-    fn own_distances_at(
-        &self,
-        dependence: &Dependence,
-        position: usize,
-    ) -> (Distance, Option<Distance>) {
+    /// A statement's own dependence's distances along its loop at
+    /// `position`: plain, and with that loop skewed.
+    fn own_distances_at(&self, dependence: &Dependence, position: usize) -> Variants {
         let plain = dependence.distances[position];
         let skewed = self
             .skew_of(dependence.source, dependence.loops[position])
@@ -156,18 +167,18 @@ impl KernelHost {
                 let base = dependence.loops.iter().position(|x| *x == skew.base)?;
                 Some(skewed(plain, skew.factor, dependence.distances[base]))
             });
-        (plain, skewed)
+        Variants { plain, skewed }
     }
 
-    /// For a dependence between two statements, the distance of the pair
-    /// `(d, f)`, and the one it has with both skewed (where they may merge
-    /// skewed), and whether they are tiles.
+    /// For a dependence between two statements, the distances of the pair
+    /// `(d, f)` (skewed where they may merge skewed), and whether they are
+    /// tiles.
     fn pair_distances(
         &self,
         dep: DepsId,
         d: StatementsId,
         f: StatementsId,
-    ) -> Option<(Distance, Option<Distance>, bool)> {
+    ) -> Option<(Variants, bool)> {
         let (dependence, p, tile) = self.pair(dep, d, f)?;
         let plain = dependence.distances[p];
         let skewed = if self.skew_compatible(d, f) {
@@ -193,7 +204,7 @@ impl KernelHost {
         } else {
             None
         };
-        Some((plain, skewed, tile))
+        Some((Variants { plain, skewed }, tile))
     }
 
     /// The object of a statement, by its index in textual order.
@@ -310,17 +321,18 @@ impl KernelHost {
         else {
             return false;
         };
-        let (d_plain, d_skewed) = self.own_distances_at(dependence, pd);
+        let along = self.own_distances_at(dependence, pd);
         let negative = if skew {
-            d_skewed.is_some_and(|x| x.may_be_negative())
+            along.skewed.is_some_and(Distance::may_be_negative)
         } else {
-            d_plain.may_be_negative()
+            along.plain.may_be_negative()
         };
-        let (e_plain, e_skewed) = self.own_distances_at(dependence, pe);
-        let nonzero = e_plain.may_be_nonzero() || e_skewed.is_some_and(|x| x.may_be_nonzero());
+        let nonzero = self
+            .own_distances_at(dependence, pe)
+            .either(Distance::may_be_nonzero);
         let carried_before = (0..pe).any(|q| {
-            let (plain, skewed) = self.own_distances_at(dependence, q);
-            plain.surely_positive() && skewed.is_none_or(|x| x.surely_positive())
+            self.own_distances_at(dependence, q)
+                .both(Distance::surely_positive)
         });
         pe < pd && negative && nonzero && !carried_before
     }
@@ -489,9 +501,7 @@ impl Host for KernelHost {
         // when the point's distance is negative the tile outside it does.
         // Counted as a carrier whether skewed or not: positive both ways.
         self.own_distances(dep, d)
-            .is_some_and(|(plain, skewed, tile)| {
-                !tile && plain.surely_positive() && skewed.is_none_or(|x| x.surely_positive())
-            })
+            .is_some_and(|(v, tile)| !tile && v.both(Distance::surely_positive))
     }
 
     fn guards(&self, dep: DepsId, e: StatementsId, d: StatementsId) -> bool {
@@ -505,9 +515,7 @@ impl Host for KernelHost {
     fn pair_positive(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         // A tile pair's distance may be 0 where its points' is positive.
         self.pair_distances(dep, d, f)
-            .is_some_and(|(plain, skewed, tile)| {
-                !tile && plain.surely_positive() && skewed.is_none_or(|x| x.surely_positive())
-            })
+            .is_some_and(|(v, tile)| !tile && v.both(Distance::surely_positive))
     }
 
     fn may_carry(&self, dep: DepsId, e: StatementsId) -> bool {
@@ -518,26 +526,22 @@ impl Host for KernelHost {
 
     fn pair_negative(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         self.pair_distances(dep, d, f)
-            .is_some_and(|(plain, skewed, _)| {
-                plain.may_be_negative() || skewed.is_some_and(|x| x.may_be_negative())
-            })
+            .is_some_and(|(v, _)| v.either(Distance::may_be_negative))
     }
 
     fn pair_nonzero(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         self.pair_distances(dep, d, f)
-            .is_some_and(|(plain, skewed, _)| {
-                plain.may_be_nonzero() || skewed.is_some_and(|x| x.may_be_nonzero())
-            })
+            .is_some_and(|(v, _)| v.either(Distance::may_be_nonzero))
     }
 
     fn maybe_nonzero(&self, dep: DepsId, d: StatementsId) -> bool {
-        self.own_distances(dep, d)
-            .is_some_and(|(plain, _, _)| plain.may_be_nonzero())
+        self.position(dep, d)
+            .is_some_and(|(dependence, p, _)| dependence.maybe_nonzero_at(p))
     }
 
     fn maybe_nonzero_skewed(&self, dep: DepsId, d: StatementsId) -> bool {
         self.own_distances(dep, d)
-            .is_some_and(|(_, skewed, _)| skewed.is_some_and(|x| x.may_be_nonzero()))
+            .is_some_and(|(v, _)| v.skewed.is_some_and(Distance::may_be_nonzero))
     }
 
     fn skewable(&self, d: StatementsId) -> bool {

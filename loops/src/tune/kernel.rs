@@ -1,7 +1,7 @@
 //! A kernel loaded for tuning or lowering: the C file read, its host, and
 //! the space's root with the fixed decisions applied.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use commute_runtime::fix::read_fix_file;
 use commute_runtime::Candidate;
@@ -9,6 +9,7 @@ use commute_runtime::Candidate;
 use super::options::KernelOptions;
 use crate::fingerprint::fingerprint;
 use crate::frontend::read_kernel_file;
+use crate::harness::{effective_cflags, Compiler};
 use crate::space::host::KernelHost;
 use crate::space::names::{apply_named_fixes, Names};
 use crate::space::pins::pin_straight_line_code;
@@ -42,6 +43,17 @@ pub struct CompilerFeatures {
     pub polly: bool,
     /// The target has 512-bit vectors: `vector_width()` may be `WIDE`.
     pub wide_vectors: bool,
+}
+
+impl CompilerFeatures {
+    /// Asks `compiler` (with the user's `cflags`, or the defaults), the
+    /// answers cached in `probes`.
+    pub fn probe(compiler: &Compiler, probes: &Path, cflags: &[String]) -> CompilerFeatures {
+        CompilerFeatures {
+            polly: compiler.has_polly(probes),
+            wide_vectors: compiler.has_wide_vectors(probes, &effective_cflags(cflags)),
+        }
+    }
 }
 
 impl LoadedKernel {

@@ -53,14 +53,12 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
     };
     // `optimizer() = POLLY` may be fixed where the compiler has Polly,
     // `vector_width() = WIDE` where the target has 512-bit vectors.
-    let probes = std::env::temp_dir().join("commute-probes");
-    let cflags = crate::harness::effective_cflags(&options.cflags);
-    let features = CompilerFeatures {
-        polly: compiler.as_ref().is_some_and(|c| c.has_polly(&probes)),
-        wide_vectors: compiler
-            .as_ref()
-            .is_some_and(|c| c.has_wide_vectors(&probes, &cflags)),
-    };
+    let features = compiler
+        .as_ref()
+        .map_or_else(CompilerFeatures::default, |c| {
+            let probes = std::env::temp_dir().join("commute-probes");
+            CompilerFeatures::probe(c, &probes, &options.cflags)
+        });
     let loaded = LoadedKernel::load_for(&options.kernel, features)?;
     let leaf = complete_with_original(&loaded.host, &loaded.root)?;
     let directives = compiler
@@ -72,6 +70,7 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
         version_line: String::new(),
         family: CompilerFamily::Other,
     });
+    let cflags = crate::harness::effective_cflags(&options.cflags);
     let command = build_command(&compiler, &cflags, &candidate_flags(&leaf));
     Ok(Lowered {
         code: with_built_with_line(&code, &command),

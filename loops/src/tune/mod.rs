@@ -132,17 +132,11 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // Polly is a baseline and a value of the `optimizer` decision; wide
     // vectors a value of `vector_width`, where the target has them.
-    let polly = compiler.has_polly(&work_dir.join("probes"));
+    let features = CompilerFeatures::probe(&compiler, &work_dir.join("probes"), &options.cflags);
+    let polly = features.polly;
     if !polly {
         progress.note(&baselines::no_polly_note(&compiler));
     }
-    let features = CompilerFeatures {
-        polly,
-        wide_vectors: compiler.has_wide_vectors(
-            &work_dir.join("probes"),
-            &crate::harness::effective_cflags(&options.cflags),
-        ),
-    };
     let loaded = LoadedKernel::load_for(&options.kernel, features)?;
     let configurations = if options.no_baselines {
         Vec::new()

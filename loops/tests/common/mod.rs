@@ -1,8 +1,10 @@
-//! What the tests that compile the bundled examples share.
+//! What the tests that compile the bundled examples share (each test
+//! binary uses part of it).
+#![allow(dead_code)]
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// Odd sizes for every example, so that tiles end in partial ones (and
@@ -29,36 +31,83 @@ pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long a test's run of a compiled example may take.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Runs a command with its output in files, killed after `limit`: its
-/// success, stdout and stderr.
-pub fn run_limited(
+/// Runs a command with its stdout and stderr in files of `dir` (so that a
+/// full pipe never blocks it), killing it after `timeout`.
+pub fn run_with_timeout(
     mut command: Command,
     dir: &Path,
-    tag: &str,
-    limit: Duration,
-) -> (bool, String, String) {
-    let out_path = dir.join(format!("{tag}.stdout"));
-    let err_path = dir.join(format!("{tag}.stderr"));
-    let mut child = command
+    label: &str,
+    timeout: Duration,
+) -> (ExitStatus, String, String) {
+    let stdout_path = dir.join(format!("{label}.stdout"));
+    let stderr_path = dir.join(format!("{label}.stderr"));
+    let create = |p: &Path| File::create(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    command
         .stdin(Stdio::null())
-        .stdout(File::create(&out_path).expect("stdout file"))
-        .stderr(File::create(&err_path).expect("stderr file"))
+        .stdout(create(&stdout_path))
+        .stderr(create(&stderr_path));
+    let mut child = command
         .spawn()
-        .expect("command starts");
+        .unwrap_or_else(|e| panic!("{label}: cannot start {command:?}: {e}"));
     let start = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{label}: {command:?} ran past {timeout:?} and was killed");
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => panic!("{label}: waiting for {command:?}: {e}"),
         }
-        if start.elapsed() > limit {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("{command:?} ran past {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
     };
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-    (status.success(), read(&out_path), read(&err_path))
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    (status, read(&stdout_path), read(&stderr_path))
+}
+
+/// Writes `source` to `dir/name.c`, compiles it with `compiler` and
+/// `flags` (then OpenMP 6.0 for clang, the tests' sizes and the examples'
+/// headers), and runs it with `threads` OpenMP threads, each within its
+/// timeout: what it wrote on stderr (an array dump, a trace). Panics when
+/// either step fails.
+pub fn compile_and_run(
+    compiler: &str,
+    flags: &[&str],
+    threads: usize,
+    dir: &Path,
+    name: &str,
+    source: &str,
+) -> String {
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(&c, source).expect("write");
+    let mut command = Command::new(compiler);
+    command.args(flags);
+    if compiler.contains("clang") {
+        command.arg("-fopenmp-version=60");
+    }
+    command
+        .args(SIZES)
+        .arg("-I")
+        .arg(examples_dir())
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm");
+    let (status, _, errors) =
+        run_with_timeout(command, dir, &format!("{name}-cc"), COMPILE_TIMEOUT);
+    assert!(
+        status.success(),
+        "{} does not compile with {compiler}:\n{errors}\n{source}",
+        c.display()
+    );
+    let mut command = Command::new(&exe);
+    command.env("OMP_NUM_THREADS", threads.to_string());
+    let (status, _, stderr) = run_with_timeout(command, dir, &format!("{name}-run"), RUN_TIMEOUT);
+    assert!(status.success(), "{} fails", exe.display());
+    stderr
 }
 
 pub fn examples_dir() -> PathBuf {

@@ -11,7 +11,7 @@ use commute_loops::space::names::Names;
 use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{
-    accumulate, dim_kind, order, schedule, skew, tile_size, Backbone, StatementsId,
+    accumulate, dim_kind, order, schedule, shift, skew, tile_size, Backbone, StatementsId,
 };
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
@@ -79,19 +79,23 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
         instances.len() - open.len(),
         open.len()
     );
-    // A tile dimension's size and skew follow its point's: not listed.
+    // A tile dimension's size, skew and shift follow its point's: not
+    // listed.
     let mirrored = |instance: &InstanceId| {
-        matches!(instance.choice, tile_size::CHOICE | skew::CHOICE)
-            && instance
-                .objects
-                .iter()
-                .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
+        matches!(
+            instance.choice,
+            tile_size::CHOICE | skew::CHOICE | shift::CHOICE
+        ) && instance
+            .objects
+            .iter()
+            .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
     };
     for (choice, name) in [
         (dim_kind::CHOICE, "dim_kind"),
         (schedule::CHOICE, "schedule"),
         (accumulate::CHOICE, "accumulate"),
         (skew::CHOICE, "skew"),
+        (shift::CHOICE, "shift"),
         (tile_size::CHOICE, "tile_size"),
         (order::CHOICE, "order"),
     ] {
@@ -292,6 +296,21 @@ fn print(kernel: &Kernel) {
                 skew.factor,
                 skew.base.0,
                 kernel.loops[skew.base.0].iterator
+            );
+        }
+    }
+    let mut shifts: Vec<_> = commute_loops::analysis::shift::shifts(&deps)
+        .into_iter()
+        .collect();
+    shifts.sort();
+    if !shifts.is_empty() {
+        say!("shifts offered (`shift(...) = YES` runs a loop that many iterations late in the loops it is fused with):");
+        for ((s, l), by) in shifts {
+            say!(
+                "  S{}: L{} ({}) by {by}",
+                s.0,
+                l.0,
+                kernel.loops[l.0].iterator
             );
         }
     }

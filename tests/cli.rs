@@ -441,6 +441,23 @@ fn show_lists_the_skews_offered() {
 }
 
 #[test]
+fn show_lists_the_shifts_offered() {
+    let output = commute(&["show", "examples/jacobi-2d.c"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("  S1: L3 (i) by 1\n"), "{stdout}");
+    assert!(stdout.contains("  S1: L4 (j) by 1\n"), "{stdout}");
+    assert!(stdout.contains("    shift(i#2) in NO | YES"), "{stdout}");
+    assert!(
+        stdout.contains("flow S0 -> S1 on B (t: 0, i~i: -1, j~j: 0)"),
+        "{stdout}"
+    );
+    let output = commute(&["show", "examples/gemm.c"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("shifts offered"), "{stdout}");
+}
+
+#[test]
 fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
     let output = commute(&["show", "examples/gemm.c"]);
     let stdout = String::from_utf8_lossy(&output.stdout);

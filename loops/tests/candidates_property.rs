@@ -89,6 +89,7 @@ fn original_tree(kernel: &Kernel) -> Schedule {
     Schedule {
         roots: children(kernel, None),
         skews: Vec::new(),
+        shifts: Vec::new(),
     }
 }
 
@@ -115,8 +116,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // reduce a statement, collapsed loops, parallel loops scheduled
     // dynamically, sequential loops holding accumulators, of them those
     // holding a tile's elements in an array, candidates with a skewed
-    // loop, of them those with a skewed loop outside its base.
-    let mut features = [0usize; 17];
+    // loop, of them those with a skewed loop outside its base, candidates
+    // with a loop shifted in a fusion.
+    let mut features = [0usize; 18];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -179,6 +181,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
             transformed += usize::from(schedule != original);
             features[15] += usize::from(!schedule.skews.is_empty());
             features[16] += usize::from(!schedule.skews_outside_their_base(&kernel).is_empty());
+            features[17] += usize::from(!schedule.shifts.is_empty());
             let loops = schedule.loops();
             let mut points: Vec<LoopId> = loops
                 .iter()
@@ -237,7 +240,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
          triangular interchanged, unequal loops fused candidates, parallel and vector \
          loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
          accumulating, of them into a tile's elements, skewed, of them with a skewed \
-         loop outside its base: {features:?}"
+         loop outside its base, shifted: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -356,6 +359,7 @@ fn the_interpreter_sees_illegal_trees() {
             vec![point(0, Kind::Sequential, vec![statement.clone()])],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     let memory = run(&kernel, &interchanged, &[], LIMIT).expect("runs");
     assert!(memory != expected, "the interchange must change the result");
@@ -367,6 +371,7 @@ fn the_interpreter_sees_illegal_trees() {
             vec![point(1, Kind::Sequential, vec![statement.clone()])],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     assert!(matches!(
         run(&kernel, &parallel, &[], LIMIT),
@@ -380,6 +385,7 @@ fn the_interpreter_sees_illegal_trees() {
             vec![point(1, Kind::Parallel, vec![statement])],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     assert_eq!(run(&kernel, &inner, &[], LIMIT).expect("runs"), expected);
 }
@@ -417,6 +423,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             vec![point(1, Kind::Vector, vec![sum.clone()]), copy.clone()],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     assert_eq!(
         reduced(&kernel, vector.loops()[1]),
@@ -434,6 +441,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             vec![point(1, Kind::Sequential, vec![sum.clone()])],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     let forwards = run(&kernel, &only_sum(Kind::Sequential), &[], LIMIT).expect("runs");
     assert_eq!(
@@ -452,6 +460,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             vec![point(1, Kind::Sequential, vec![sum]), copy],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     assert!(matches!(
         run(&kernel, &parallel, &[], LIMIT),
@@ -496,6 +505,7 @@ fn the_interpreter_checks_that_nothing_else_touches_an_accumulated_element() {
             ],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     let plain = run(&kernel, &distributed(Vec::new()), &[], LIMIT).expect("runs");
     let held = distributed(vec![StatementId(0)]);
@@ -514,6 +524,7 @@ fn the_interpreter_checks_that_nothing_else_touches_an_accumulated_element() {
             vec![point(1, vec![StatementId(0)], vec![sum, copy])],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     assert_ne!(plain, expected, "distribution changes what B holds");
     assert!(matches!(

@@ -201,9 +201,10 @@ fn dependences_are_split_by_the_loop_that_carries_them() {
     }
     // Within a time step, S1 overwrites A[i] after S0 read A[i + 1] there:
     // fused, S0 at i + 1 would have to run before S1 at i, which a
-    // negative distance along i~i says.
+    // negative distance along i~i says: exactly -1, which a shift of S1's
+    // loop by one makes 0.
     assert!(
-        shown(&k).contains(&"anti S0 -> S1 on A (t: 0, i~i: -)".to_string()),
+        shown(&k).contains(&"anti S0 -> S1 on A (t: 0, i~i: -1)".to_string()),
         "{:?}",
         shown(&k)
     );

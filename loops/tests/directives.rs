@@ -817,6 +817,15 @@ fn skewed_loops_are_not_expressible() {
     assert!(e.0.contains("runs skewed"), "{e}");
 }
 
+/// Nor one that shifts a statement within a fused loop.
+#[test]
+fn shifted_loops_are_not_expressible() {
+    let host = host_of("jacobi-2d");
+    let schedule = named(&host, &["order(i, i#2) = MERGED", "shift(i#2) = YES"]);
+    let e = expect_not_expressible(&host, &schedule, "shifted");
+    assert!(e.0.contains("iterations late in a fused loop"), "{e}");
+}
+
 #[test]
 fn changed_structures_are_not_expressible() {
     // gemm: loops i 0, j 1, k 2, j#2 3; statements S0 (C *= beta), S1.
@@ -830,6 +839,7 @@ fn changed_structures_are_not_expressible() {
             ],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     directive_code(host.kernel(), &original, &[]).expect("the original by hand");
     let distributed = Schedule {
@@ -841,6 +851,7 @@ fn changed_structures_are_not_expressible() {
             ),
         ],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     let e = expect_not_expressible(&host, &distributed, "distributed");
     assert!(e.0.contains("fused or distributed"), "{e}");
@@ -853,6 +864,7 @@ fn changed_structures_are_not_expressible() {
             ],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     let e = expect_not_expressible(&host, &reordered, "reordered");
     assert!(e.0.contains("original order"), "{e}");
@@ -865,6 +877,7 @@ fn changed_structures_are_not_expressible() {
             )],
         )],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     expect_not_expressible(&host, &fused, "fused");
     // Point loops in another order than the original's.

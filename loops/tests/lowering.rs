@@ -255,6 +255,31 @@ fn random_skewed_candidates_compute_the_original_arrays() {
     );
 }
 
+/// Random candidates below each shift the space offers (jacobi-2d's and
+/// fdtd-2d's second sweeps) compute the original arrays, some with a
+/// shifted loop fused and tiled.
+#[test]
+fn random_shifted_candidates_compute_the_original_arrays() {
+    use commute_loops::lowering::schedule::Part;
+    // Candidates with tiles of a fused loop holding a shifted statement.
+    let mut tiled = 0;
+    let checked = check_leaves_from(
+        "shifts",
+        |d| format!("shift({d}) = YES"),
+        6,
+        |kernel, schedule| {
+            tiled += usize::from(schedule.loops().iter().any(|l| {
+                l.part == Part::Tile
+                    && l.members(kernel)
+                        .iter()
+                        .any(|&(s, x)| schedule.shift(s, x) != 0)
+            }));
+        },
+    );
+    eprintln!("{checked} shifted candidates checked, {tiled} with tiles of a shifted loop");
+    assert!(checked > 0 && tiled > 0, "{checked} checked, {tiled} tiled");
+}
+
 /// A candidate forced past the space (a loop tree built by hand, which the
 /// space's legality rules would refuse) is caught by the harness's output
 /// check: seidel-2d with its time loop moved inside the sweeps.
@@ -282,6 +307,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
     let illegal = Schedule {
         roots: vec![point(1, vec![point(2, vec![point(0, vec![statement])])])],
         skews: Vec::new(),
+        shifts: Vec::new(),
     };
     let code = explicit_code(&kernel, &illegal, &["forced".to_string()]).expect("bounds");
     let dir = scratch("illegal");

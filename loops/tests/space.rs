@@ -46,6 +46,7 @@ fn original_fixes(host: &KernelHost) -> Vec<String> {
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
             fixes.push(format!("skew({}) = NO", d.0));
+            fixes.push(format!("shift({}) = NO", d.0));
         }
     }
     fixes
@@ -236,6 +237,81 @@ fn seidel_2d_skews_its_sweep_to_tile_it() {
     let error = apply_named_fixes(&gemm, &mut root(&gemm), &["skew(j) = YES".to_string()])
         .expect_err("nothing to skew");
     assert!(error.contains("skew("), "{error}");
+}
+
+/// jacobi-2d's second sweep reads row `i + 1` and column `j + 1` of the
+/// first's: its loops are offered a shift of one, without which fusing
+/// them is refused with the dependence named, and with which it holds.
+#[test]
+fn jacobi_2d_fuses_its_sweeps_with_a_shift() {
+    use commute_loops::frontend::StatementId;
+    let host = example_host("jacobi-2d.c");
+    let loops = |s: usize| host.kernel().statements[s].loops.clone();
+    let (first, second) = (loops(0), loops(1));
+    // t is common; the sweeps' i and j loops are their own.
+    assert_eq!(first.len(), 3);
+    for &l in &first {
+        assert_eq!(host.shift_of(StatementId(0), l), None);
+    }
+    assert_eq!(host.shift_of(StatementId(1), first[0]), None);
+    assert_eq!(host.shift_of(StatementId(1), second[1]), Some(1));
+    assert_eq!(host.shift_of(StatementId(1), second[2]), Some(1));
+    let fix = |fixes: &[&str]| {
+        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+        apply_named_fixes(&host, &mut root(&host), &fixes)
+    };
+    // (Unshifted rows may still fuse inside fused columns shifted by one:
+    // the column loop outside them then carries what runs backwards.)
+    let error = fix(&[
+        "shift(i#2) = NO",
+        "shift(j#2) = NO",
+        "order(i, i#2) = MERGED",
+    ])
+    .expect_err("row i + 1 is read before it is written");
+    assert!(error.contains("pair_negative"), "{error}");
+    assert!(error.contains("S0 -> S1 on"), "{error}");
+    assert!(error.contains("i~i: -1"), "{error}");
+    fix(&["shift(i#2) = YES", "order(i, i#2) = MERGED"]).expect("fused rows, one late");
+    // Fused columns inside the fused rows need no shift of their own:
+    // the rows, one late, carry what runs backwards along `j`. Outside
+    // the rows, column j + 1 would be read before it is written.
+    fix(&[
+        "shift(i#2) = YES",
+        "order(i, i#2) = MERGED",
+        "shift(j#2) = NO",
+        "order(j, j#2) = MERGED",
+    ])
+    .expect("columns fused inside rows");
+    let error = fix(&[
+        "shift(i#2) = YES",
+        "order(i, i#2) = MERGED",
+        "shift(j#2) = NO",
+        "order(j, j#2) = MERGED",
+        "order(j, i) = OUTER",
+    ])
+    .expect_err("column j + 1 read early");
+    assert!(error.contains("j~j: -1"), "{error}");
+    fix(&[
+        "shift(i#2) = YES",
+        "order(i, i#2) = MERGED",
+        "shift(j#2) = YES",
+        "order(j, j#2) = MERGED",
+        "tile_size(i) = 16",
+    ])
+    .expect("fully fused and tiled");
+    // A shift without a fusion would only renumber a loop.
+    let error =
+        fix(&["shift(i#2) = YES", "order(i, i#2) = BEFORE"]).expect_err("shifted, not fused");
+    assert!(error.contains("merged_with"), "{error}");
+    // Shifting the rows one late keeps the fused loop sequential: rows
+    // i - 1 and i of the two sweeps depend on each other.
+    let error = fix(&[
+        "shift(i#2) = YES",
+        "order(i, i#2) = MERGED",
+        "dim_kind(i) = PARALLEL",
+    ])
+    .expect_err("a fused row loop carries the dependences");
+    assert!(error.contains("pair_nonzero_shifted_sink"), "{error}");
 }
 
 fn example_host(name: &str) -> KernelHost {
@@ -517,14 +593,21 @@ fn fusion_follows_the_dependences() {
     fix(&same, &["order(i, i#2) = MERGED", "dim_kind(i) = PARALLEL"])
         .unwrap_or_else(|e| panic!("{e}"));
     // S1 reads A[i + 1], which S0 writes one iteration later: fused, S1
-    // would read it too early.
-    let ahead = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n - 1; i++)\n    C[i] = A[i + 1];");
-    assert!(
-        fix(&ahead, &["order(i, i#2) = MERGED"]).is_err(),
-        "bounds differ"
-    );
-    let ahead = host("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < n; i++)\n    C[i] = A[i + 1];");
-    assert!(fix(&ahead, &["order(i, i#2) = MERGED"]).is_err());
+    // would read it too early, unless it runs one iteration late (then
+    // the fused loop carries nothing and may be parallel).
+    for upper in ["n - 1", "n"] {
+        let ahead = host(&format!("  for (i = 0; i < n; i++)\n    A[i] = B[i];\n  for (i = 0; i < {upper}; i++)\n    C[i] = A[i + 1];"));
+        assert!(fix(&ahead, &["shift(i#2) = NO", "order(i, i#2) = MERGED"]).is_err());
+        fix(
+            &ahead,
+            &[
+                "shift(i#2) = YES",
+                "order(i, i#2) = MERGED",
+                "dim_kind(i) = PARALLEL",
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
     // S1 reads A[i - 1], written one iteration before: fused, the loop
     // carries it and cannot be parallel.
     let behind = host("  for (i = 1; i < n; i++)\n    A[i] = B[i];\n  for (i = 1; i < n; i++)\n    C[i] = A[i - 1];");

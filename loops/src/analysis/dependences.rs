@@ -505,7 +505,7 @@ fn directions(
     // group; `None` when the group has no integer pair.
     let with_aligned = |group: &System, mut distances: Vec<Distance>| {
         for &depths in aligned {
-            distances.push(pair_signs(group, instances, depths)?);
+            distances.push(pair_distance(group, instances, depths)?);
         }
         Some(distances)
     };
@@ -580,6 +580,43 @@ fn pair_signs(system: &System, instances: &Instances, depths: (usize, usize)) ->
         (false, true, false) => Some(Distance::Exact(0)),
         _ => Some(Distance::Signs(signs)),
     }
+}
+
+/// The largest aligned distance [`pair_distance`] finds exactly.
+const EXACT_PAIR_DISTANCE: i64 = 8;
+
+/// The distance between the loops at the two depths: exact where it is
+/// one value of at most [`EXACT_PAIR_DISTANCE`] (a stencil's `B[i + 1]`
+/// read in a loop aligned with the one writing `B[i]`: -1, which a shift
+/// of the reading loop makes 0), else its signs.
+fn pair_distance(
+    system: &System,
+    instances: &Instances,
+    depths: (usize, usize),
+) -> Option<Distance> {
+    let distance = pair_signs(system, instances, depths)?;
+    let Distance::Signs(signs) = distance else {
+        return Some(distance);
+    };
+    if signs.zero || signs.negative == signs.positive {
+        return Some(distance);
+    }
+    // Along `sign`, the distance is at least 1: it is `k` when it cannot
+    // exceed `k` (`k + 1 - sign * d > 0` has no point).
+    let sign = if signs.positive { 1 } else { -1 };
+    let beyond = |k: i64| {
+        system
+            .with(instances.pair_difference(depths, sign), -(k + 1))
+            .may_be_feasible()
+    };
+    let exact = (1..=EXACT_PAIR_DISTANCE)
+        .find(|&k| !beyond(k))
+        .filter(|&k| {
+            // And not less than `k`: `k - 1 - sign * d >= 0` has no point.
+            let below = system.with(instances.pair_difference(depths, -sign), k - 1);
+            !below.may_be_feasible()
+        });
+    Some(exact.map_or(distance, |k| Distance::Exact(sign * k)))
 }
 
 /// The distances `iteration(a2) - iteration(a1)` that the subscripts fix,

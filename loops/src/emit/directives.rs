@@ -164,6 +164,14 @@ pub fn loop_directives(
             s.0
         ));
     }
+    // Nor one that shifts a statement within a fused loop.
+    if let Some(&(s, l, by)) = schedule.shifts.first() {
+        return fail(format!(
+            "the loop {} of S{} runs {by} iterations late in a fused loop: explicit code binds its iterator",
+            loop_name(kernel, l),
+            s.0
+        ));
+    }
     if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Collapsed) {
         return fail(format!(
             "the loop {} is collapsed with its parallel parent: explicit code writes collapse(2)",

@@ -635,10 +635,14 @@ impl Writer<'_> {
     }
 
     /// Statement `s`'s own counter of loop `l` from the loops' variables:
-    /// the loop's, less the factor times the base's own counter where `l`
-    /// runs skewed (`j_s - i`).
+    /// the loop's, less the shift where `l` runs shifted (`i - 1`), less
+    /// the factor times the base's own counter where it runs skewed
+    /// (`j_s - i`).
     fn own_counter(&self, s: StatementId, l: LoopId) -> String {
-        let variable = self.term(s, Term::Point(l));
+        let variable = match self.schedule.shift(s, l) {
+            0 => self.term(s, Term::Point(l)),
+            by => format!("{} - {by}", self.term(s, Term::Point(l))),
+        };
         match self.schedule.skew(s, l) {
             Some(skew) => {
                 let base = parenthesized(&self.own_counter(s, skew.base));

@@ -147,14 +147,15 @@ struct Machine<'a> {
 
 impl<'a> Machine<'a> {
     /// Statement `s`'s own counter of loop `l`: the loop's, less the
-    /// factor times the base's own where `l` runs skewed.
+    /// shift where `l` runs shifted, less the factor times the base's own
+    /// where it runs skewed.
     fn own(&self, s: usize, l: LoopId) -> Result<i64, RunError> {
         let value = self.iterators[s][l.0].ok_or_else(|| {
             RunError::Unbound(format!(
                 "iterator `{}` outside its loop",
                 self.kernel.loops[l.0].iterator
             ))
-        })?;
+        })? - self.schedule.shift(StatementId(s), l);
         match self.schedule.skew(StatementId(s), l) {
             Some(skew) if skew.base != l => Ok(value - skew.factor * self.own(s, skew.base)?),
             _ => Ok(value),

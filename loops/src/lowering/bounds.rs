@@ -288,7 +288,7 @@ fn collect<'a>(
 /// the lower bound its C loops share when it reads only parameters and
 /// iterators of loops outside it that every statement of the loop shares
 /// (as OpenMP's `tile` steps from the loop's own lower bound), else 0 (so
-/// for a skewed loop);
+/// for a skewed or shifted loop);
 /// merged statements step through the same tiles either way. Iterators
 /// are read as the loop's first statement's.
 fn origins(
@@ -301,8 +301,11 @@ fn origins(
     for node in nodes {
         let Node::Loop(l) = node else { continue };
         let members = l.members(kernel);
-        // A skewed loop's lower bound reads its base: tiles start at 0.
-        let skewed = members.iter().any(|&(s, x)| schedule.skew(s, x).is_some());
+        // A skewed loop's lower bound reads its base, a shifted one's is
+        // not its own: tiles start at 0.
+        let skewed = members
+            .iter()
+            .any(|&(s, x)| schedule.skew(s, x).is_some() || schedule.shift(s, x) != 0);
         out.push(if skewed {
             Bound::constant(0)
         } else {
@@ -381,21 +384,27 @@ fn statement_ranges(
             statement.0, kernel.loops[l.0].iterator
         ))
     };
-    // The statement's own iterator of loop `l` over the levels' variables:
-    // the level's, less the factor times the base's own where `l` runs
-    // skewed.
-    let own_iterator = |l: LoopId| -> Result<Vec<i64>, ScanError> {
+    // The statement's own iterator of loop `l` over the levels' variables,
+    // as coefficients and a constant: the level's, less the shift where
+    // `l` runs shifted, less the factor times the base's own where it
+    // runs skewed.
+    let own_iterator = |l: LoopId| -> Result<(Vec<i64>, i64), ScanError> {
         let mut coefficients = vec![0i64; width];
+        let mut constant = 0i64;
         let (mut at, mut scale) = (l, 1i64);
         for _ in 0..=levels.len() {
             let var = *point_var.get(&at).ok_or_else(|| unknown(at))?;
             coefficients[var] = coefficients[var].checked_add(scale).ok_or_else(overflow)?;
+            constant = scale
+                .checked_mul(schedule.shift(statement, at))
+                .and_then(|x| constant.checked_sub(x))
+                .ok_or_else(overflow)?;
             match schedule.skew(statement, at) {
                 Some(skew) => {
                     scale = scale.checked_mul(-skew.factor).ok_or_else(overflow)?;
                     at = skew.base;
                 }
-                None => return Ok(coefficients),
+                None => return Ok((coefficients, constant)),
             }
         }
         Err(ScanError(format!(
@@ -406,17 +415,28 @@ fn statement_ranges(
     let row_of =
         |a: &Affine, sign: i64, own: LoopId, constant: i64| -> Result<Inequality, ScanError> {
             // sign * (x_own - a) + constant >= 0
-            let mut coefficients: Vec<i64> = own_iterator(own)?.iter().map(|c| c * sign).collect();
+            let (own_coefficients, own_constant) = own_iterator(own)?;
+            let mut coefficients: Vec<i64> = own_coefficients.iter().map(|c| c * sign).collect();
+            let mut constant = sign
+                .checked_mul(own_constant)
+                .and_then(|x| constant.checked_add(x))
+                .ok_or_else(overflow)?;
             for &(v, c) in &a.terms {
                 match v {
                     Variable::Param(p) => coefficients[p] -= sign * c,
                     Variable::Iterator(l) => {
-                        for (index, x) in own_iterator(l)?.into_iter().enumerate() {
+                        let (iterator, iterator_constant) = own_iterator(l)?;
+                        for (index, x) in iterator.into_iter().enumerate() {
                             let delta = sign.checked_mul(c).and_then(|y| y.checked_mul(x));
                             coefficients[index] = delta
                                 .and_then(|d| coefficients[index].checked_sub(d))
                                 .ok_or_else(overflow)?;
                         }
+                        constant = sign
+                            .checked_mul(c)
+                            .and_then(|y| y.checked_mul(iterator_constant))
+                            .and_then(|d| constant.checked_sub(d))
+                            .ok_or_else(overflow)?;
                     }
                 }
             }
@@ -743,6 +763,7 @@ mod tests {
         Schedule {
             roots: body,
             skews: Vec::new(),
+            shifts: Vec::new(),
         }
     }
 

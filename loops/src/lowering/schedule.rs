@@ -20,7 +20,7 @@ use crate::analysis::skew::Skew;
 use crate::frontend::{Kernel, LoopId, StatementId};
 use crate::space::host::{Dimension, KernelHost};
 use crate::space::{
-    accumulate, dim_kind, order, schedule, skew, tile_size, Backbone, StatementsId,
+    accumulate, dim_kind, order, schedule, shift, skew, tile_size, Backbone, StatementsId,
 };
 
 /// How a loop of the tree runs.
@@ -122,6 +122,10 @@ pub struct Schedule {
     /// the tree's loops and bounds read it) is the statement's own plus
     /// the factor times its base's own.
     pub skews: Vec<(StatementId, LoopId, Skew)>,
+    /// The statements' loops that run shifted: each loop's iterator is the
+    /// statement's own plus the shift (its iteration `x` runs in the
+    /// merged loop's iteration `x + shift`).
+    pub shifts: Vec<(StatementId, LoopId, i64)>,
 }
 
 /// Why a candidate gives no loop tree.
@@ -181,6 +185,10 @@ impl Decided<'_> {
 
     fn skewed(&self, d: u32) -> Result<bool, ScheduleError> {
         Ok(self.single(skew::CHOICE, vec![d])?.0 == skew::YES)
+    }
+
+    fn shifted(&self, d: u32) -> Result<bool, ScheduleError> {
+        Ok(self.single(shift::CHOICE, vec![d])?.0 == shift::YES)
     }
 
     fn accumulates(&self, d: u32) -> Result<bool, ScheduleError> {
@@ -282,21 +290,37 @@ impl Schedule {
             dimension: &dimension,
         };
         let mut skews = Vec::new();
+        let mut shifts = Vec::new();
         for d in n..objects {
             let Some(dimension) = host.dimension(StatementsId(d)) else {
                 continue;
             };
+            let (s, l) = (dimension.statement, dimension.loop_id);
+            let not_offered =
+                |what: &str| ScheduleError(format!("{what}({d}) is YES, not offered"));
             if !dimension.tile && decided.skewed(d)? {
-                let skew = host
-                    .skew_of(dimension.statement, dimension.loop_id)
-                    .ok_or_else(|| ScheduleError(format!("skew({d}) is YES, not offered")))?;
-                skews.push((dimension.statement, dimension.loop_id, skew));
+                let skew = host.skew_of(s, l).ok_or_else(|| not_offered("skew"))?;
+                skews.push((s, l, skew));
+            }
+            if !dimension.tile && decided.shifted(d)? {
+                let by = host.shift_of(s, l).ok_or_else(|| not_offered("shift"))?;
+                shifts.push((s, l, by));
             }
         }
         Ok(Schedule {
             roots: build.children(None)?,
             skews,
+            shifts,
         })
+    }
+
+    /// How many iterations late statement `s`'s loop `l` runs (0 when it
+    /// is not shifted).
+    pub fn shift(&self, s: StatementId, l: LoopId) -> i64 {
+        self.shifts
+            .iter()
+            .find(|(x, y, _)| *x == s && *y == l)
+            .map_or(0, |(_, _, by)| *by)
     }
 
     /// How statement `s`'s loop `l` is skewed, if it is.
@@ -382,15 +406,24 @@ impl Schedule {
                         out.push_str(&format!("{indent}{}\n", code.trim()));
                     }
                     Node::Loop(l) => {
-                        // A skewed loop is named by what it runs: `j+i`.
+                        // A skewed or shifted loop is named by what it
+                        // runs: `j+i`, `i+1`.
                         let names: Vec<String> = l
                             .loops
                             .iter()
                             .map(|x| {
                                 let name = kernel.loops[x.0].iterator.clone();
-                                let skew = l.members(kernel).iter().find_map(|&(s, y)| {
+                                let members = l.members(kernel);
+                                let skew = members.iter().find_map(|&(s, y)| {
                                     (y == *x).then(|| schedule.skew(s, y)).flatten()
                                 });
+                                let shift = members
+                                    .iter()
+                                    .find(|&&(s, y)| y == *x && schedule.shift(s, y) != 0)
+                                    .map(|&(s, y)| schedule.shift(s, y));
+                                if let Some(by) = shift {
+                                    return format!("{name}+{by}");
+                                }
                                 match skew {
                                     Some(k) if k.factor == 1 => {
                                         format!("{name}+{}", kernel.loops[k.base.0].iterator)

@@ -1,6 +1,6 @@
 //! Completing a partly decided candidate without searching: every open
 //! decision takes the original program's value when propagation allows it
-//! (the original order, no skew, tile size 1, sequential dimensions), else the first
+//! (the original order, no skew or shift, tile size 1, sequential dimensions), else the first
 //! value that survives. `commute lower` completes an expert's fixed
 //! decisions this way.
 
@@ -9,8 +9,8 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 use crate::space::host::KernelHost;
 use crate::space::names::Names;
 use crate::space::{
-    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, vector_width, Backbone,
-    StatementsId,
+    accumulate, dim_kind, optimizer, order, schedule, shift, skew, tile_size, vector_width,
+    Backbone, StatementsId,
 };
 
 /// The candidate with every open decision taken, original values first.
@@ -19,11 +19,13 @@ pub fn complete_with_original(
     start: &Candidate<Backbone<KernelHost>>,
 ) -> Result<Candidate<Backbone<KernelHost>>, String> {
     let mut candidate = start.clone();
-    // Order first: it decides the shape (and skews where it needs them),
+    // Order first: it decides the shape (and skews and shifts where it
+    // needs them),
     // then sizes, then kinds, then the compiler's optimizer.
     let priority = [
         order::CHOICE,
         skew::CHOICE,
+        shift::CHOICE,
         tile_size::CHOICE,
         dim_kind::CHOICE,
         schedule::CHOICE,
@@ -74,6 +76,7 @@ pub fn original_value(
         schedule::CHOICE => schedule::STATIC,
         accumulate::CHOICE => accumulate::NO,
         skew::CHOICE => skew::NO,
+        shift::CHOICE => shift::NO,
         optimizer::CHOICE => optimizer::NONE,
         vector_width::CHOICE => vector_width::NATIVE,
         tile_size::CHOICE => match candidate.domain(instance) {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::analysis::dependences::{dependences, Dependence, Distance};
 use crate::analysis::fusion::Fusion;
+use crate::analysis::shift::{shifted, shifts};
 use crate::analysis::skew::{skewed, skews, Skew};
 use crate::frontend::{Kernel, LoopId, StatementId, Variable};
 use crate::space::{order, DepsId, Host, StatementsId};
@@ -61,6 +62,8 @@ pub struct KernelHost {
     fusion: Arc<Fusion>,
     /// The skews offered to statements' loops.
     skews: Arc<HashMap<(StatementId, LoopId), Skew>>,
+    /// The shifts offered to statements' loops.
+    shifts: Arc<HashMap<(StatementId, LoopId), i64>>,
     /// Whether candidates may be built with Polly (the compiler has it).
     polly: bool,
     /// Whether candidates may prefer 512-bit vectors (the target has them).
@@ -95,6 +98,7 @@ impl KernelHost {
         KernelHost {
             fusion: Arc::new(Fusion::of(&kernel)),
             skews: Arc::new(skews(&kernel, &deps)),
+            shifts: Arc::new(shifts(&deps)),
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
             dims: Arc::new(dims),
@@ -134,6 +138,19 @@ impl KernelHost {
     /// (`skew(d) = YES`); `None` where no skew is offered.
     pub fn skew_of(&self, statement: StatementId, l: LoopId) -> Option<Skew> {
         self.skews.get(&(statement, l)).copied()
+    }
+
+    /// By how many iterations a statement's loop runs late when its
+    /// dimensions are shifted (`shift(d) = YES`); `None` where no shift is
+    /// offered.
+    pub fn shift_of(&self, statement: StatementId, l: LoopId) -> Option<i64> {
+        self.shifts.get(&(statement, l)).copied()
+    }
+
+    /// The shift offered to a dimension's loop.
+    fn dimension_shift(&self, d: StatementsId) -> Option<i64> {
+        let d = self.dimension(d)?;
+        self.shift_of(d.statement, d.loop_id)
     }
 
     /// The loops a skewed loop's bounds read: its base, the base's base...
@@ -205,6 +222,25 @@ impl KernelHost {
             None
         };
         Some((Variants { plain, skewed }, tile))
+    }
+
+    /// For a dependence between two statements, the distance of the pair
+    /// `(d, f)` once the sink's loop (`sink`) or the source's runs
+    /// shifted, where it may, and whether they are tiles.
+    fn shifted_pair_distance(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+        f: StatementsId,
+        sink: bool,
+    ) -> Option<(Distance, bool)> {
+        let (dependence, p, tile) = self.pair(dep, d, f)?;
+        let by = if sink {
+            self.dimension_shift(f)?
+        } else {
+            -self.dimension_shift(d)?
+        };
+        Some((shifted(dependence.distances[p], by), tile))
     }
 
     /// The object of a statement, by its index in textual order.
@@ -518,10 +554,22 @@ impl Host for KernelHost {
             .is_some_and(|(v, tile)| !tile && v.both(Distance::surely_positive))
     }
 
+    fn pair_positive_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distance(dep, d, f, true)
+            .is_some_and(|(v, tile)| !tile && v.surely_positive())
+    }
+
+    fn pair_positive_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distance(dep, d, f, false)
+            .is_some_and(|(v, tile)| !tile && v.surely_positive())
+    }
+
     fn may_carry(&self, dep: DepsId, e: StatementsId) -> bool {
-        self.dims()
-            .into_iter()
-            .any(|g| self.pair_positive(dep, e, g))
+        self.dims().into_iter().any(|g| {
+            self.pair_positive(dep, e, g)
+                || self.pair_positive_shifted_sink(dep, e, g)
+                || self.pair_positive_shifted_source(dep, e, g)
+        })
     }
 
     fn pair_negative(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
@@ -532,6 +580,30 @@ impl Host for KernelHost {
     fn pair_nonzero(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         self.pair_distances(dep, d, f)
             .is_some_and(|(v, _)| v.either(Distance::may_be_nonzero))
+    }
+
+    fn pair_negative_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distance(dep, d, f, true)
+            .is_some_and(|(v, _)| v.may_be_negative())
+    }
+
+    fn pair_negative_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distance(dep, d, f, false)
+            .is_some_and(|(v, _)| v.may_be_negative())
+    }
+
+    fn pair_nonzero_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distance(dep, d, f, true)
+            .is_some_and(|(v, _)| v.may_be_nonzero())
+    }
+
+    fn pair_nonzero_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distance(dep, d, f, false)
+            .is_some_and(|(v, _)| v.may_be_nonzero())
+    }
+
+    fn shiftable(&self, d: StatementsId) -> bool {
+        self.dimension_shift(d).is_some()
     }
 
     fn maybe_nonzero(&self, dep: DepsId, d: StatementsId) -> bool {

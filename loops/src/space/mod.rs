@@ -2,7 +2,7 @@
 //! generated from `loops/loops.space` (decisions: `order`, `dim_kind`,
 //! `tile_size`, `schedule` of parallel loops, `accumulate` (reductions
 //! held in local accumulators), `skew` (a loop's iterator plus a multiple
-//! of an outer one's), and `optimizer`, the compiler's Polly or not; legality
+//! of an outer one's), `shift` (a loop run late to be fused), and `optimizer`, the compiler's Polly or not; legality
 //! from the dependences' per-dimension signs), the
 //! kernel as its host ([`host`]), the names people give its objects
 //! ([`names`], for `--fix` and reports), completion of a partly decided
@@ -24,11 +24,12 @@ pub type LoopCandidate = commute_runtime::Candidate<Backbone<host::KernelHost>>;
 pub const SOURCE_FILE: &str = "loops/loops/loops.space";
 
 /// The order in which searches, `commute show` and the benches take the
-/// space's decisions: skews first (they decide which nestings and tilings
-/// are legal), the loop structure, then how each loop runs, then tile
+/// space's decisions: skews and shifts first (they decide which nestings,
+/// tilings and fusions are legal), the loop structure, then how each loop runs, then tile
 /// sizes, then parallel loops' schedules, then accumulators.
-pub const DECISION_PRIORITY: [u16; 6] = [
+pub const DECISION_PRIORITY: [u16; 7] = [
     skew::CHOICE,
+    shift::CHOICE,
     order::CHOICE,
     dim_kind::CHOICE,
     tile_size::CHOICE,

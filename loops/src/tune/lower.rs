@@ -15,7 +15,8 @@ use crate::harness::{build_command, with_built_with_line, Compiler, CompilerFami
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
 use crate::space::{
-    accumulate, dim_kind, optimizer, order, schedule, skew, tile_size, vector_width, StatementsId,
+    accumulate, dim_kind, optimizer, order, schedule, shift, skew, tile_size, vector_width,
+    StatementsId,
 };
 
 /// The form a candidate was written in.
@@ -126,9 +127,11 @@ fn explicit(kernel: &Kernel, schedule: &Schedule, comment: &[String]) -> Result<
 /// original program), they give the leaf back.
 pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<String> {
     let mut changed = Vec::new();
-    // Skews first: the nestings they allow would imply them.
+    // Skews and shifts first: the nestings and fusions they allow would
+    // imply them.
     let decisions = [
         skew::CHOICE,
+        shift::CHOICE,
         order::CHOICE,
         tile_size::CHOICE,
         dim_kind::CHOICE,
@@ -145,15 +148,17 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
         let Some(action) = single_action(leaf, &instance) else {
             continue;
         };
-        // A tile dimension's size and skew are its point's.
+        // A tile dimension's size, skew and shift are its point's.
         let tile = |o: u32| {
             loaded
                 .host
                 .dimension(StatementsId(o))
                 .is_some_and(|d| d.tile)
         };
-        if matches!(instance.choice, tile_size::CHOICE | skew::CHOICE)
-            && instance.objects.iter().any(|&o| tile(o))
+        if matches!(
+            instance.choice,
+            tile_size::CHOICE | skew::CHOICE | shift::CHOICE
+        ) && instance.objects.iter().any(|&o| tile(o))
         {
             continue;
         }

@@ -62,6 +62,7 @@ fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
             fixes.push(format!("skew({}) = NO", d.0));
+            fixes.push(format!("shift({}) = NO", d.0));
         }
     }
     let mut candidate = root(host);
@@ -278,6 +279,52 @@ fn random_shifted_candidates_compute_the_original_arrays() {
     );
     eprintln!("{checked} shifted candidates checked, {tiled} with tiles of a shifted loop");
     assert!(checked > 0 && tiled > 0, "{checked} checked, {tiled} tiled");
+}
+
+/// The fused start `commute tune` evaluates first fuses the sweeps of
+/// jacobi-2d and fdtd-2d (shifting the later ones), and its leaves compute
+/// the original arrays; 2mm's two products fuse row by row, without a shift.
+#[test]
+fn the_fused_start_fuses_sweeps_and_computes_the_original_arrays() {
+    use commute_loops::tune::fused_start;
+    for (name, shifted) in [("jacobi-2d", true), ("fdtd-2d", true), ("2mm", false)] {
+        let path = examples_dir().join(format!("{name}.c"));
+        let source = std::fs::read_to_string(&path).expect("example");
+        let host =
+            KernelHost::new(read_kernel(&path.display().to_string(), &source).expect("reads"));
+        let start = fused_start(&host, &root(&host), 2)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .unwrap_or_else(|| panic!("{name}: nothing fused"));
+        assert!(!start.merged.is_empty(), "{name}");
+        let dir = scratch(&format!("fused-{name}"));
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        for (n, leaf) in start.leaves.iter().enumerate() {
+            let (schedule, code) = lower(&host, leaf);
+            let fused = schedule.loops().iter().any(|l| {
+                let mut loops = l.loops.clone();
+                loops.dedup();
+                loops.len() > 1
+            });
+            assert!(
+                fused,
+                "{name}: nothing fused\n{}",
+                schedule.outline(host.kernel())
+            );
+            assert_eq!(
+                !schedule.shifts.is_empty(),
+                shifted,
+                "{name}\n{}",
+                schedule.outline(host.kernel())
+            );
+            let output = run(&dir, &format!("leaf{n}"), &code);
+            assert!(
+                output == reference,
+                "{name}: the fused start computes other arrays:\n{}\n{code}",
+                schedule.outline(host.kernel())
+            );
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
 
 /// A candidate forced past the space (a loop tree built by hand, which the

@@ -14,6 +14,7 @@
 mod baselines;
 mod evaluator;
 mod flags;
+mod fused_start;
 mod kernel;
 mod lock;
 mod lower;
@@ -32,6 +33,7 @@ use commute_runtime::search::{
 
 pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
 pub use evaluator::Best;
+pub use fused_start::{fused_start, FusedStart};
 pub use kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
@@ -214,6 +216,29 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     } else {
         Vec::new()
     };
+    // So, where asked, is the original program fused as far as it may be.
+    let fused_start = options.search == Strategy::Mcts && options.fused_start;
+    let mut starts = starts;
+    if fused_start {
+        match fused_start::fused_start(&loaded.host, &loaded.root, threads) {
+            Ok(Some(start)) => {
+                let names = crate::space::names::Names::new(&loaded.host);
+                let pairs: Vec<String> = start
+                    .merged
+                    .iter()
+                    .map(|&(a, b)| format!("{} with {}", names.object(a.0), names.object(b.0)))
+                    .collect();
+                progress.note(&format!(
+                    "fused start: {} ({} leaves)",
+                    pairs.join(", "),
+                    start.leaves.len()
+                ));
+                starts.extend(start.leaves);
+            }
+            Ok(None) => {}
+            Err(e) => progress.note(&format!("warning: no fused start ({e})")),
+        }
+    }
     let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(
         match &options.kernel.nest {
@@ -232,6 +257,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
             "polly_start": polly_start,
+            "fused_start": fused_start,
             "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),
     );

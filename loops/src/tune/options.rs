@@ -155,6 +155,11 @@ pub struct TuneOptions {
     /// (`commute show --polly`) is read as decisions and evaluated first.
     #[arg(long)]
     pub no_polly_start: bool,
+    /// Also start MCTS from the original program with its loops fused as
+    /// far as the dependences allow (shifted where they need it),
+    /// evaluated first.
+    #[arg(long)]
+    pub fused_start: bool,
     /// Seconds a compile may take.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     pub compile_timeout: f64,

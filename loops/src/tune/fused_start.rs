@@ -1,0 +1,147 @@
+//! The original program with its loops fused as far as the dependences
+//! allow (shifted where they need it): a leaf `commute tune` evaluates
+//! first, as it does Polly's schedule.
+//!
+//! Sweeps that stream arrays from memory (a stencil's two half steps,
+//! fdtd-2d's field updates) gain most from fusion once their arrays
+//! outgrow the caches, and a random descent rarely merges every pair of
+//! loops that must be merged together for it. Fusing greedily, the
+//! outermost loops first, gives the search that structure to take local
+//! steps from.
+
+use commute_runtime::{Action, Domain};
+
+use super::kernel::LoopCandidate;
+use crate::frontend::StatementId;
+use crate::space::complete::complete_with_original;
+use crate::space::host::{Dimension, KernelHost};
+use crate::space::{dim_kind, order, Host, StatementsId};
+
+/// The fused start, and how many pairs of loops it fused.
+pub struct FusedStart {
+    /// The leaves: the fused program with every other decision as in the
+    /// original, then (with several threads) the same with each
+    /// statement's outermost loop that may run in parallel doing so (of
+    /// its two outermost).
+    pub leaves: Vec<LoopCandidate>,
+    /// The pairs of dimensions of different C loops merged, by object.
+    pub merged: Vec<(StatementsId, StatementsId)>,
+}
+
+/// Fuses `root`'s loops greedily: each pair of counterpart dimensions
+/// (tiles before points, outer loops before inner ones) is merged when
+/// the candidate still completes. `None` when no two C loops fuse.
+pub fn fused_start(
+    host: &KernelHost,
+    root: &LoopCandidate,
+    threads: usize,
+) -> Result<Option<FusedStart>, String> {
+    let kernel = host.kernel();
+    let depth = |d: StatementsId| {
+        host.dimension(d).map_or(0, |x| {
+            kernel.statements[x.statement.0]
+                .loops
+                .iter()
+                .position(|&l| l == x.loop_id)
+                .unwrap_or(0)
+        })
+    };
+    let mut pairs: Vec<(StatementsId, StatementsId)> = Vec::new();
+    let dims: Vec<StatementsId> = (0..host.object_count() as u32)
+        .map(StatementsId)
+        .filter(|&d| host.dimension(d).is_some())
+        .collect();
+    // Loops at one depth only: a loop aligned with one at another depth
+    // (fdtd-2d's boundary row `ey[0][j]` with the sweep's columns) fuses
+    // only once the sweep is interchanged, which costs it its rows.
+    for (i, &a) in dims.iter().enumerate() {
+        for &b in &dims[i + 1..] {
+            if host.counterpart(a, b) && depth(a) == depth(b) {
+                pairs.push((a, b));
+            }
+        }
+    }
+    // Outer loops first, and a loop's tiles before its points (a merged
+    // point needs its tiles merged or nested around it).
+    pairs.sort_by_key(|&(a, b)| (depth(a), !host.is_tile(a), a.0, b.0));
+    let mut candidate = root.clone();
+    let mut merged = Vec::new();
+    for (a, b) in pairs {
+        let action = Action {
+            choice: order::CHOICE,
+            objects: vec![a.0, b.0],
+            values: order::MERGED,
+        };
+        match candidate.domain(&action.instance()) {
+            Some(Domain::Enum(mask)) if mask == order::MERGED => continue,
+            Some(Domain::Enum(mask)) if mask & order::MERGED != 0 => {}
+            _ => continue,
+        }
+        let mut next = candidate.clone();
+        if next.apply(&action).is_ok() && complete_with_original(host, &next).is_ok() {
+            candidate = next;
+            // Dimensions of one C loop are merged in the original program.
+            if host.dimension(a).map(|x| x.loop_id) != host.dimension(b).map(|x| x.loop_id) {
+                merged.push((a, b));
+            }
+        }
+    }
+    if merged.is_empty() {
+        return Ok(None);
+    }
+    let mut leaves = vec![complete_with_original(host, &candidate)?];
+    if threads > 1 {
+        let mut parallel = candidate.clone();
+        // The outermost loop that may run in parallel, among a statement's
+        // two outermost (a time loop and a sweep's rows), kept outside the
+        // statement's other loops: further in, a parallel region per
+        // iteration of two loops costs more than it shares.
+        for statement in 0..kernel.statements.len() {
+            let loops = &kernel.statements[statement].loops;
+            let dim = |l, tile| {
+                host.dim(Dimension {
+                    statement: StatementId(statement),
+                    loop_id: l,
+                    tile,
+                })
+            };
+            for (position, &l) in loops.iter().enumerate().take(2) {
+                let Some(point) = dim(l, false) else {
+                    continue;
+                };
+                let parallel_point = Action {
+                    choice: dim_kind::CHOICE,
+                    objects: vec![point.0],
+                    values: dim_kind::PARALLEL,
+                };
+                if let Some(Domain::Enum(mask)) = parallel.domain(&parallel_point.instance()) {
+                    if mask == dim_kind::PARALLEL {
+                        break; // Merged with a dimension already parallel.
+                    }
+                }
+                let inside = loops[position + 1..]
+                    .iter()
+                    .flat_map(|&x| [dim(x, true), dim(x, false)])
+                    .flatten()
+                    .map(|e| Action {
+                        choice: order::CHOICE,
+                        objects: vec![point.0, e.0],
+                        values: order::OUTER,
+                    });
+                let mut next = parallel.clone();
+                let applied = inside
+                    .chain(std::iter::once(parallel_point))
+                    .all(|action| next.apply(&action).is_ok());
+                if applied && complete_with_original(host, &next).is_ok() {
+                    parallel = next;
+                    break;
+                }
+            }
+        }
+        let leaf = complete_with_original(host, &parallel)?;
+        if leaf.decisions() != leaves[0].decisions() {
+            leaves.push(leaf);
+        }
+    }
+    Ok(Some(FusedStart { leaves, merged }))
+}

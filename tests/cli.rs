@@ -651,6 +651,49 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
 }
 
 #[test]
+fn tune_with_the_fused_start_evaluates_the_fused_sweeps_first() {
+    let dir = scratch("fused-start");
+    let out = dir.join("jacobi.tuned.c");
+    let work = dir.join("work");
+    let output = commute(&[
+        "tune",
+        "examples/jacobi-2d.c",
+        "--budget",
+        "3",
+        "--fused-start",
+        "--cc",
+        "cc",
+        "--runs",
+        "2",
+        "--cutoff",
+        "0",
+        "--no-baselines",
+        "-o",
+        out.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+        "-O2",
+        "-DTSTEPS=4",
+        "-DN=60",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("fused start: "), "{stderr}");
+    assert!(stderr.contains("i with i#2"), "{stderr}");
+    // The original nest, then the fused start's leaves: every one checked
+    // (a cut-off of 0 times and checks each in full), none wrong.
+    assert!(
+        stdout.contains("after 3 evaluations") && stdout.contains("0 wrong"),
+        "{stdout}"
+    );
+    let journal = std::fs::read_to_string(work.join("journal.jsonl")).expect("journal");
+    assert!(journal.contains("\"fused_start\":true"), "{journal}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn tune_records_crashes_hangs_and_hanging_compiles_and_goes_on() {
     let dir = scratch("faults");
     // A compiler that hangs on a quarter of the candidates, builds a

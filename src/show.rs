@@ -11,7 +11,8 @@ use commute_loops::space::names::Names;
 use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{
-    accumulate, dim_kind, order, schedule, shift, skew, tile_size, Backbone, StatementsId,
+    accumulate, dim_kind, follows_the_point, order, schedule, shift, skew, tile_size, Backbone,
+    StatementsId,
 };
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
@@ -82,13 +83,11 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
     // A tile dimension's size, skew and shift follow its point's: not
     // listed.
     let mirrored = |instance: &InstanceId| {
-        matches!(
-            instance.choice,
-            tile_size::CHOICE | skew::CHOICE | shift::CHOICE
-        ) && instance
-            .objects
-            .iter()
-            .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
+        follows_the_point(instance.choice)
+            && instance
+                .objects
+                .iter()
+                .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
     };
     for (choice, name) in [
         (dim_kind::CHOICE, "dim_kind"),

@@ -108,7 +108,6 @@ impl HarnessConfig {
     }
 }
 
-/// The command a program is built with by `compiler` with the user's
 /// The optimization flags when the user gives none.
 pub const DEFAULT_CFLAGS: [&str; 2] = ["-O3", "-march=native"];
 
@@ -121,6 +120,7 @@ pub fn effective_cflags(cflags: &[String]) -> Vec<String> {
     }
 }
 
+/// The command a program is built with by `compiler` with the user's
 /// `cflags` and `extra` flags after them (see
 /// [`HarnessConfig::build_command`]).
 pub fn build_command(compiler: &Compiler, cflags: &[String], extra: &[String]) -> String {

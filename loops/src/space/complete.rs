@@ -1,7 +1,7 @@
 //! Completing a partly decided candidate without searching: every open
 //! decision takes the original program's value when propagation allows it
-//! (the original order, no skew or shift, tile size 1, sequential dimensions), else the first
-//! value that survives. `commute lower` completes an expert's fixed
+//! (the original order, no skew or shift, tile size 1, sequential
+//! dimensions), else the first value that survives. `commute lower` completes an expert's fixed
 //! decisions this way.
 
 use commute_runtime::{Candidate, Domain, InstanceId};
@@ -20,8 +20,7 @@ pub fn complete_with_original(
 ) -> Result<Candidate<Backbone<KernelHost>>, String> {
     let mut candidate = start.clone();
     // Order first: it decides the shape (and skews and shifts where it
-    // needs them),
-    // then sizes, then kinds, then the compiler's optimizer.
+    // needs them), then sizes, then kinds, then the compiler's flags.
     let priority = [
         order::CHOICE,
         skew::CHOICE,

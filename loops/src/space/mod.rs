@@ -2,8 +2,9 @@
 //! generated from `loops/loops.space` (decisions: `order`, `dim_kind`,
 //! `tile_size`, `schedule` of parallel loops, `accumulate` (reductions
 //! held in local accumulators), `skew` (a loop's iterator plus a multiple
-//! of an outer one's), `shift` (a loop run late to be fused), and `optimizer`, the compiler's Polly or not; legality
-//! from the dependences' per-dimension signs), the
+//! of an outer one's), `shift` (a loop run late to be fused), and
+//! `optimizer`, the compiler's Polly or not; legality from the
+//! dependences' per-dimension signs), the
 //! kernel as its host ([`host`]), the names people give its objects
 //! ([`names`], for `--fix` and reports), completion of a partly decided
 //! candidate with the original program's values ([`complete`]), the
@@ -25,8 +26,9 @@ pub const SOURCE_FILE: &str = "loops/loops/loops.space";
 
 /// The order in which searches, `commute show` and the benches take the
 /// space's decisions: skews and shifts first (they decide which nestings,
-/// tilings and fusions are legal), the loop structure, then how each loop runs, then tile
-/// sizes, then parallel loops' schedules, then accumulators.
+/// tilings and fusions are legal), the loop structure, then how each loop
+/// runs, then tile sizes, then parallel loops' schedules, then
+/// accumulators.
 pub const DECISION_PRIORITY: [u16; 7] = [
     skew::CHOICE,
     shift::CHOICE,
@@ -36,3 +38,9 @@ pub const DECISION_PRIORITY: [u16; 7] = [
     schedule::CHOICE,
     accumulate::CHOICE,
 ];
+
+/// Whether `choice` is one a tile dimension takes from its point
+/// dimension (its size, skew and shift): listings name the point's only.
+pub fn follows_the_point(choice: u16) -> bool {
+    matches!(choice, tile_size::CHOICE | skew::CHOICE | shift::CHOICE)
+}

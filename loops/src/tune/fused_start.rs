@@ -17,7 +17,7 @@ use crate::space::complete::complete_with_original;
 use crate::space::host::{Dimension, KernelHost};
 use crate::space::{dim_kind, order, Host, StatementsId};
 
-/// The fused start, and how many pairs of loops it fused.
+/// The fused start, and the pairs of loops it fused.
 pub struct FusedStart {
     /// The leaves: the fused program with every other decision as in the
     /// original, then (with several threads) the same with each
@@ -47,10 +47,7 @@ pub fn fused_start(
         })
     };
     let mut pairs: Vec<(StatementsId, StatementsId)> = Vec::new();
-    let dims: Vec<StatementsId> = (0..host.object_count() as u32)
-        .map(StatementsId)
-        .filter(|&d| host.dimension(d).is_some())
-        .collect();
+    let dims = host.dims();
     // Loops at one depth only: a loop aligned with one at another depth
     // (fdtd-2d's boundary row `ey[0][j]` with the sweep's columns) fuses
     // only once the sweep is interchanged, which costs it its rows.

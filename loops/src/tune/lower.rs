@@ -11,12 +11,14 @@ use super::options::{Emit, LowerOptions};
 use crate::emit::directives::directive_code;
 use crate::emit::explicit::explicit_code;
 use crate::frontend::Kernel;
-use crate::harness::{build_command, with_built_with_line, Compiler, CompilerFamily};
+use crate::harness::{
+    build_command, effective_cflags, with_built_with_line, Compiler, CompilerFamily,
+};
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
 use crate::space::{
-    accumulate, dim_kind, optimizer, order, schedule, shift, skew, tile_size, vector_width,
-    StatementsId,
+    accumulate, dim_kind, follows_the_point, optimizer, order, schedule, shift, skew, tile_size,
+    vector_width, StatementsId,
 };
 
 /// The form a candidate was written in.
@@ -71,7 +73,7 @@ pub fn lower(options: &LowerOptions) -> Result<Lowered, String> {
         version_line: String::new(),
         family: CompilerFamily::Other,
     });
-    let cflags = crate::harness::effective_cflags(&options.cflags);
+    let cflags = effective_cflags(&options.cflags);
     let command = build_command(&compiler, &cflags, &candidate_flags(&leaf));
     Ok(Lowered {
         code: with_built_with_line(&code, &command),
@@ -155,11 +157,7 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
                 .dimension(StatementsId(o))
                 .is_some_and(|d| d.tile)
         };
-        if matches!(
-            instance.choice,
-            tile_size::CHOICE | skew::CHOICE | shift::CHOICE
-        ) && instance.objects.iter().any(|&o| tile(o))
-        {
+        if follows_the_point(instance.choice) && instance.objects.iter().any(|&o| tile(o)) {
             continue;
         }
         if action.values != original_value(&loaded.host, leaf, &instance) {

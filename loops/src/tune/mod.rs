@@ -42,8 +42,11 @@ pub use progress::{SearchStatus, TuneProgress};
 
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
-use crate::harness::{with_built_with_line, Compiler, Harness, HarnessConfig, TimePattern};
+use crate::harness::{
+    effective_cflags, with_built_with_line, Compiler, Harness, HarnessConfig, TimePattern,
+};
 use crate::space::complete::complete_with_original;
+use crate::space::names::Names;
 use crate::space::DECISION_PRIORITY;
 use evaluator::KernelEvaluator;
 
@@ -197,7 +200,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // Polly's own schedule, read as decisions, is where MCTS starts.
     let polly_start = polly && options.search == Strategy::Mcts && !options.no_polly_start;
-    let starts = if polly_start {
+    let mut starts = if polly_start {
         match polly_start::polly_start(&loaded, harness.config(), &work_dir.join("polly")) {
             Ok(start) => {
                 progress.note(&start.summary());
@@ -218,11 +221,10 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // So, where asked, is the original program fused as far as it may be.
     let fused_start = options.search == Strategy::Mcts && options.fused_start;
-    let mut starts = starts;
     if fused_start {
         match fused_start::fused_start(&loaded.host, &loaded.root, threads) {
             Ok(Some(start)) => {
-                let names = crate::space::names::Names::new(&loaded.host);
+                let names = Names::new(&loaded.host);
                 let pairs: Vec<String> = start
                     .merged
                     .iter()
@@ -457,7 +459,7 @@ fn harness_config(
     work_dir: &Path,
 ) -> HarnessConfig {
     let mut config = HarnessConfig::new(compiler, work_dir.join("builds"));
-    config.cflags = crate::harness::effective_cflags(&options.cflags);
+    config.cflags = effective_cflags(&options.cflags);
     if let Some(dir) = kernel.parent() {
         let dir = if dir.as_os_str().is_empty() {
             Path::new(".")

@@ -11,7 +11,7 @@ use commute_spaces::paper;
 
 /// The spaces `--space` accepts: the paper's ordering space on a chain of
 /// statements, and the corpus spaces on random backbones.
-pub const SPACES: [&str; 9] = [
+pub const SPACES: [&str; 10] = [
     "ordering",
     "enum_requires",
     "integers",
@@ -21,6 +21,7 @@ pub const SPACES: [&str; 9] = [
     "triggers",
     "parametrized_sets",
     "every_construct",
+    "object_conditions",
 ];
 
 fn corpus_model(name: &str) -> Option<&'static Model> {

@@ -119,7 +119,9 @@ struct Generator<'a> {
     id_types: Vec<Ident>,
     /// Per set: its host method, `None` for quotient sets.
     set_methods: Vec<Option<Ident>>,
-    property_methods: Vec<Ident>,
+    /// Per property: its host method, `None` for derived properties,
+    /// which the engine computes itself.
+    property_methods: Vec<Option<Ident>>,
     callback_methods: Vec<Ident>,
     /// Per callback: parameter names, from the first trigger that calls it.
     callback_params: Vec<Vec<Ident>>,
@@ -171,14 +173,19 @@ impl<'a> Generator<'a> {
                 )?),
             });
         }
+        // A derived property's name is the condition it stands for (`in
+        // Kernels`, `<`), not an identifier: it takes no method.
         let property_methods = space
             .properties
             .iter()
-            .map(|p| {
-                methods.take(
-                    &p.name,
-                    format!("property `{}` ({})", p.name, loc.position(&p.origin)),
-                )
+            .map(|p| match p.derived {
+                Some(_) => Ok(None),
+                None => methods
+                    .take(
+                        &p.name,
+                        format!("property `{}` ({})", p.name, loc.position(&p.origin)),
+                    )
+                    .map(Some),
             })
             .collect::<Result<_, _>>()?;
         let callback_methods = space
@@ -334,11 +341,13 @@ impl<'a> Generator<'a> {
                 PropertyType::Int => quote!(Int),
                 PropertyType::IntList => quote!(IntList),
             };
+            let derived = option(property.derived.map(derived));
             quote! {
                 ::commute_runtime::model::PropertyDef {
                     name: #name,
                     params: &[#(#params),*],
                     ty: ::commute_runtime::model::PropertyType::#ty,
+                    derived: #derived,
                 }
             }
         });
@@ -378,6 +387,7 @@ impl<'a> Generator<'a> {
                     let vars = var_defs(counter.vars);
                     let increment = term(&counter.increment);
                     let condition = self.literals(counter.condition);
+                    let base = option(counter.base.as_ref().map(term));
                     quote! {
                         ::commute_runtime::model::ChoiceKind::Counter(
                             ::commute_runtime::model::CounterDef {
@@ -386,6 +396,7 @@ impl<'a> Generator<'a> {
                                 vars: #vars,
                                 increment: #increment,
                                 condition: #condition,
+                                base: #base,
                             }
                         )
                     }
@@ -682,7 +693,10 @@ impl<'a> Generator<'a> {
             });
         }
         for (index, property) in self.space.properties.iter().enumerate() {
-            let method = &self.property_methods[index];
+            // The engine computes derived properties from the sets.
+            let Some(method) = &self.property_methods[index] else {
+                continue;
+            };
             let params = self.params(property.params.iter().map(|p| (p.name.as_str(), p.set.set)));
             let (ty, rust_ty) = match property.ty {
                 PropertyType::Bool => ("bool", quote!(bool)),
@@ -837,11 +851,13 @@ impl<'a> Generator<'a> {
                     .iter()
                     .enumerate()
                     .filter(|(_, p)| p.ty == ty)
-                    .map(|(index, p)| {
-                        let method = &self.property_methods[index];
+                    // Derived properties have no method: the engine never
+                    // asks the backbone for them.
+                    .filter_map(|(index, p)| {
+                        let method = self.property_methods[index].as_ref()?;
                         let n = self::index(index);
                         let (pattern, args) = self.arguments(p.params.iter().map(|p| p.set.set));
-                        quote!((#n, &[#(#pattern),*]) => self.0.#method(#(#args),*))
+                        Some(quote!((#n, &[#(#pattern),*]) => self.0.#method(#(#args),*)))
                     })
                     .collect();
                 dispatch(name, quote!(property), &arms, rust_ty, default)
@@ -907,8 +923,8 @@ impl<'a> Generator<'a> {
              properties and callbacks by their index in [`MODEL`], with objects as plain ids."
                 .to_string(),
             String::new(),
-            "Indices the model does not have (and quotient sets, which the engine keeps itself) \
-             get an empty list, `false` or `0`."
+            "Indices the model does not have (and quotient sets and derived properties such as \
+             `in S` or `<`, which the engine computes itself) get an empty list, `false` or `0`."
                 .to_string(),
         ]);
         let compiled = if self.propagators {
@@ -1263,6 +1279,22 @@ fn option(value: Option<impl quote::ToTokens>) -> TokenStream {
     match value {
         Some(value) => quote!(Some(#value)),
         None => quote!(None),
+    }
+}
+
+/// How the engine computes a derived property, as a `Derived` value.
+fn derived(derived: model::Derived) -> TokenStream {
+    match derived {
+        model::Derived::Member { set } => {
+            let set = index(set.into());
+            quote!(::commute_runtime::model::Derived::Member { set: #set })
+        }
+        model::Derived::Order(op) => {
+            let op = format_ident!("{}", format!("{op:?}"));
+            quote!(::commute_runtime::model::Derived::Order(
+                ::commute_runtime::model::CompareOp::#op
+            ))
+        }
     }
 }
 

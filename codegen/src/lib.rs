@@ -10,7 +10,9 @@
 //! - `MODEL`, the space's static tables ([`commute_runtime::Model`]);
 //! - one typed id per root set (`StatementsId`), shared by its subsets;
 //! - a `Host` trait with one method per set, property and trigger callback,
-//!   which a kernel's description implements;
+//!   which a kernel's description implements (none for the properties the
+//!   checker derives from `$x in S` and `$a < $b`, which the engine
+//!   computes from the sets);
 //! - `Backbone<H: Host>`, the adapter the engine takes;
 //! - per choice a module with its index (`CHOICE`) and, for enum choices,
 //!   one mask constant per value and alias;

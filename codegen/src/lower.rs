@@ -88,6 +88,7 @@ impl Lowering<'_> {
                         .collect(),
                 ),
                 ty: property.ty,
+                derived: property.derived,
             })
             .collect();
         let choices = space.choices.iter().map(|c| self.choice(c)).collect();
@@ -203,6 +204,7 @@ impl Lowering<'_> {
                 vars: self.var_defs(&counter.vars),
                 increment: self.term(&counter.increment),
                 condition: self.literals(&counter.condition),
+                base: counter.base.as_ref().map(|base| self.term(base)),
             }),
         };
         let symmetry = match &choice.symmetry {
@@ -297,6 +299,19 @@ impl Lowering<'_> {
                 let text = self.loc.one_line(&constraint.origin);
                 let text = text.strip_prefix("requires ").unwrap_or(&text);
                 format!("`requires` of {} = {value}: {text}", choice.name)
+            }
+            ConstraintSource::AliasRequires { choice, alias } => {
+                let choice = self.space.choice(*choice);
+                let alias = match &choice.kind {
+                    ir::ChoiceKind::Enum(domain) => domain
+                        .aliases
+                        .get(*alias)
+                        .map_or_else(|| alias.to_string(), |a| a.name.clone()),
+                    _ => alias.to_string(),
+                };
+                let text = self.loc.one_line(&constraint.origin);
+                let text = text.strip_prefix("requires ").unwrap_or(&text);
+                format!("`requires` of {} is {alias}: {text}", choice.name)
             }
             ConstraintSource::Quotient(quotient) => {
                 let quotient = &self.space.quotients[quotient.index()];

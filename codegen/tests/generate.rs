@@ -329,3 +329,49 @@ fn a_space_past_the_literal_limit_keeps_the_tables_alone() {
         .expect("generates")
         .contains("pub struct Propagators;"));
 }
+
+/// The properties the checker derives for `$x in S`, `$x in S($p)` and
+/// `$a < $b` are in `MODEL`, with how the engine computes them, but the
+/// host provides none of them: no method, no arm in `Backbone`.
+#[test]
+fn derived_properties_take_no_host_method() {
+    let loader = MemoryLoader::new().with(
+        "derived.space",
+        "set Nodes\nset Inputs subsetof Nodes\nset Groups\n\
+         set Members($g in Groups) subsetof Nodes\n\
+         property heavy($n in Nodes) -> bool\n\
+         choice enum place($n in Nodes):\n  value HOST\n  value DEVICE\nend\n\
+         require forall $n in Nodes: $n not in Inputs || place($n) is HOST\n\
+         require forall $g in Groups, $a in Members($g), $b in Nodes:\n  \
+           $b not in Members($g) || $a < $b || heavy($a) || place($b) is DEVICE\n",
+    );
+    let compilation = compile_with("derived.space", &loader);
+    assert!(
+        compilation.space.is_some(),
+        "{}",
+        compilation.render_diagnostics()
+    );
+    let model = commute_codegen::lower(&compilation).expect("lowers");
+    let derived: Vec<_> = model
+        .properties
+        .iter()
+        .filter_map(|p| p.derived.map(|d| (p.name, d)))
+        .collect();
+    assert_eq!(derived.len(), 3, "{:?}", model.properties);
+    let code = generate(&compilation).expect("generates");
+    syn::parse_file(&code).expect("parses");
+    let flat: String = code.split_whitespace().collect();
+    for expected in [
+        "derived:Some(::commute_runtime::model::Derived::Member{set:1,})",
+        "derived:Some(::commute_runtime::model::Derived::Member{set:3,})",
+        "derived:Some(::commute_runtime::model::Derived::Order(::commute_runtime::model::CompareOp::Lt,),)",
+        "fnheavy(&self,n:NodesId)->bool;",
+        "(0,&[a0])=>self.0.heavy(NodesId(a0)),_=>false,",
+    ] {
+        assert!(flat.contains(expected), "missing `{expected}` in:\n{code}");
+    }
+    // One property method: `heavy`.
+    let host = &code[code.find("pub trait Host").expect("a host trait")..];
+    let host = &host[..host.find("\n}\n").expect("the trait's end")];
+    assert_eq!(host.matches("-> bool;").count(), 1, "{host}");
+}

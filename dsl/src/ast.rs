@@ -169,7 +169,8 @@ pub struct Requires {
     pub span: Span,
 }
 
-/// `alias NAME = A | B`: a name for a union of values.
+/// `alias NAME = A | B`: a name for a union of values, with `requires`
+/// clauses that hold for all of them.
 #[derive(Clone, Debug)]
 pub struct AliasDecl {
     /// The `///` lines above the alias.
@@ -178,6 +179,9 @@ pub struct AliasDecl {
     pub name: Ident,
     /// The values and other aliases of the choice it stands for.
     pub values: Vec<Ident>,
+    /// Conditions that must all hold whenever an instance takes one of
+    /// the alias's values.
+    pub requires: Vec<Requires>,
     /// The whole declaration.
     pub span: Span,
 }
@@ -221,7 +225,7 @@ pub enum Universe {
     Property(Call),
 }
 
-/// `forall ...: sum|mul OPERAND when CONDITIONS`.
+/// `forall ...: sum|mul OPERAND when CONDITIONS from BASE`.
 #[derive(Clone, Debug)]
 pub struct CounterBody {
     /// `choice half counter`: only the upper bound is tracked, which is
@@ -235,17 +239,22 @@ pub struct CounterBody {
     pub operand: Operand,
     /// The `when` part, a conjunction; `None` when absent (always counts).
     pub conditions: Option<ConditionList>,
+    /// `from BASE`: the value before any increment (0 for `sum` and 1 for
+    /// `mul` without it).
+    pub base: Option<Operand>,
 }
 
-/// `require forall ...: a || b`: holds for every binding of the quantifiers.
+/// `require forall ...: a || b`, or `require forall ...: (a || b) && (c)`:
+/// holds for every binding of the quantifiers.
 #[derive(Clone, Debug)]
 pub struct RequireDecl {
     /// The `///` lines above the item.
     pub doc: Vec<String>,
     /// The `forall` variables; none for a single fact.
     pub quantifiers: Vec<Param>,
-    /// A disjunction: at least one must hold.
-    pub conditions: ConditionList,
+    /// Disjunctions that must all hold, one constraint each: one without
+    /// parentheses, or the parenthesized groups joined by `&&`.
+    pub clauses: Vec<ConditionList>,
     /// The whole item.
     pub span: Span,
 }
@@ -348,6 +357,45 @@ pub enum ConditionKind {
         call: Call,
         /// Written with `!`: the property does not hold.
         negated: bool,
+    },
+    /// `$x [not] in Set(args)`
+    Member {
+        /// The object tested.
+        var: Ident,
+        /// `not in`: the object is not in the set.
+        negated: bool,
+        /// The set, applied to variables if it is parametrized.
+        set: SetRef,
+    },
+    /// `value in list(args)`: an integer is one of a `[int]` property's
+    /// values.
+    InList {
+        /// The integer tested.
+        value: Operand,
+        /// The `[int]` property applied to variables.
+        list: Call,
+    },
+    /// `$a < $b`: two objects compared by their order in their root set.
+    ObjectCompare {
+        /// The left object.
+        lhs: Ident,
+        /// The operator.
+        op: CompareOp,
+        /// Where the operator is written.
+        op_span: Span,
+        /// The right object.
+        rhs: Ident,
+    },
+    /// `(a) == (b)`: both conditions hold or neither; `!=`: exactly one.
+    SameTruth {
+        /// The left condition.
+        lhs: Box<Condition>,
+        /// `==` rather than `!=`.
+        equal: bool,
+        /// Where the operator is written.
+        op_span: Span,
+        /// The right condition.
+        rhs: Box<Condition>,
     },
 }
 

@@ -14,7 +14,9 @@ use commute_model::limits::MAX_VALUES;
 
 /// The vocabulary the checked form shares with the syntax tree and the
 /// engine.
-pub use commute_model::{CompareOp, CounterOp, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE};
+pub use commute_model::{
+    CompareOp, CounterOp, Derived, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE,
+};
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -131,7 +133,9 @@ pub struct Set {
 /// during a search, so literals on it are decided before any choice.
 #[derive(Clone, Debug)]
 pub struct Property {
-    /// The property's name, a method of the generated host trait.
+    /// The property's name, a method of the generated host trait (for a
+    /// derived one, the condition it stands for, such as `in Kernels`,
+    /// which takes no method).
     pub name: String,
     /// The author's `///` lines.
     pub doc: Vec<String>,
@@ -139,7 +143,11 @@ pub struct Property {
     pub params: Vec<Variable>,
     /// What it returns.
     pub ty: PropertyType,
-    /// Where it is declared.
+    /// How the engine computes it from the sets, for the properties the
+    /// checker declares for `$x in S` and `$a < $b`; `None`: the host
+    /// answers it.
+    pub derived: Option<Derived>,
+    /// Where it is declared (where first used, for a derived one).
     pub origin: Origin,
 }
 
@@ -306,6 +314,10 @@ pub struct Counter {
     pub increment: IntTerm,
     /// A conjunction of `is` tests and boolean properties.
     pub condition: Vec<Literal>,
+    /// The value before any increment (`from`): a constant or an `int`
+    /// property of the counter's parameters; `None`: 0 for a sum, 1 for a
+    /// product.
+    pub base: Option<IntTerm>,
 }
 
 /// An instance of a choice: the choice applied to variables.
@@ -381,6 +393,14 @@ pub enum ConstraintSource {
         choice: ChoiceId,
         /// The index of the value in its domain.
         value: usize,
+    },
+    /// `requires` on `alias` of `choice`: it holds whenever an instance
+    /// takes one of the alias's values.
+    AliasRequires {
+        /// The enum choice.
+        choice: ChoiceId,
+        /// The index of the alias in its domain.
+        alias: usize,
     },
     /// Generated to maintain a quotient set.
     Quotient(QuotientId),
@@ -509,6 +529,26 @@ impl Space {
         false
     }
 
+    /// The set `id` is a subset of that has no superset itself: objects
+    /// are ids within it, so two sets share objects only under one root.
+    /// An id out of range (a set the checker could not resolve) is its own
+    /// root.
+    pub fn root(&self, id: SetId) -> SetId {
+        let mut current = id;
+        // `subsetof` cycles are cut by the checker; the bound is a guard.
+        for _ in 0..=self.sets.len() {
+            match self
+                .sets
+                .get(current.index())
+                .and_then(|s| s.superset.as_ref())
+            {
+                Some(sup) => current = sup.set,
+                None => break,
+            }
+        }
+        current
+    }
+
     /// Counts for a one-line summary.
     pub fn summary(&self) -> Summary {
         let counters = self
@@ -518,7 +558,13 @@ impl Space {
             .count();
         Summary {
             sets: self.sets.len(),
-            properties: self.properties.len(),
+            // Derived properties stand for conditions the space writes;
+            // the host does not provide them.
+            properties: self
+                .properties
+                .iter()
+                .filter(|p| p.derived.is_none())
+                .count(),
             choices: self.choices.len() - counters,
             counters,
             constraints: self.constraints.len(),
@@ -533,7 +579,8 @@ impl Space {
 pub struct Summary {
     /// Sets, quotient sets included.
     pub sets: usize,
-    /// Properties the host provides.
+    /// Properties the host provides (not the derived ones the engine
+    /// computes for `$x in S` and `$a < $b`).
     pub properties: usize,
     /// Enum and integer choices, the membership choices of quotients
     /// included; counters are counted apart.

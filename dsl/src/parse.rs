@@ -268,7 +268,14 @@ fn describe_rule(rule: Rule) -> Option<&'static str> {
         Rule::condition_list | Rule::condition => "a condition",
         Rule::is_condition => "`is`",
         Rule::compare_condition | Rule::compare_op => "a comparison operator",
-        Rule::bool_condition => "a condition",
+        Rule::bool_condition | Rule::plain_condition | Rule::member_condition => "a condition",
+        Rule::object_compare => "a comparison of two objects such as `$a < $b`",
+        Rule::list_condition => "`in`",
+        Rule::counter_base | Rule::kw_from => "`from`",
+        Rule::same_truth | Rule::truth_side => "a condition in parentheses",
+        Rule::bool_side => "a boolean property",
+        Rule::truth_op => "`==` or `!=`",
+        Rule::clause_groups | Rule::clause_group => "a group of conditions in parentheses",
         Rule::logic_op => "`||`/`&&`",
         Rule::operand | Rule::product => "an integer or a call",
         Rule::modulo => "`%`",
@@ -620,6 +627,18 @@ fn found_quote_expected(expected: &str) -> bool {
     expected.contains("`\"`")
 }
 
+/// The comparison operator written `symbol` (rule `compare_op`).
+fn compare_op(symbol: &str) -> CompareOp {
+    match symbol {
+        "==" => CompareOp::Eq,
+        "!=" => CompareOp::Ne,
+        "<=" => CompareOp::Le,
+        ">=" => CompareOp::Ge,
+        "<" => CompareOp::Lt,
+        _ => CompareOp::Gt,
+    }
+}
+
 fn is_keyword(word: &str) -> bool {
     Grammar::parse(Rule::keyword, word)
         .is_ok_and(|mut p| p.next().is_some_and(|k| k.as_str() == word))
@@ -879,10 +898,12 @@ impl Builder<'_> {
                     let mut inner = inner.filter(|p| p.as_rule() != Rule::kw_alias);
                     let name = self.ident(inner.next()?);
                     let values = self.value_set(inner.next()?);
+                    let requires = inner.map(|r| self.requires(r)).collect::<Option<_>>()?;
                     body.aliases.push(AliasDecl {
                         doc,
                         name,
                         values,
+                        requires,
                         span,
                     });
                 }
@@ -967,6 +988,7 @@ impl Builder<'_> {
         let mut op = CounterOp::Sum;
         let mut operand = None;
         let mut conditions = None;
+        let mut base = None;
         for p in parts {
             match p.as_rule() {
                 Rule::quantifiers => quantifiers = self.quantifiers(p)?,
@@ -979,6 +1001,7 @@ impl Builder<'_> {
                 }
                 Rule::operand => operand = Some(self.operand(p)?),
                 Rule::condition_list => conditions = Some(self.condition_list(p)?),
+                Rule::counter_base => base = Some(self.operand(p.into_inner().nth(1)?)?),
                 _ => {}
             }
         }
@@ -988,6 +1011,7 @@ impl Builder<'_> {
             op,
             operand: operand?,
             conditions,
+            base,
         })
     }
 
@@ -1009,18 +1033,26 @@ impl Builder<'_> {
         let mut inner = pair.into_inner().peekable();
         let doc = self.leading_docs(&mut inner);
         let mut quantifiers = Vec::new();
-        let mut conditions = None;
+        let mut clauses = Vec::new();
         for p in inner {
             match p.as_rule() {
                 Rule::quantifiers => quantifiers = self.quantifiers(p)?,
-                Rule::condition_list => conditions = Some(self.condition_list(p)?),
+                Rule::condition_list => clauses.push(self.condition_list(p)?),
+                Rule::clause_groups => {
+                    for group in p.into_inner() {
+                        clauses.push(self.condition_list(group.into_inner().next()?)?);
+                    }
+                }
                 _ => {}
             }
+        }
+        if clauses.is_empty() {
+            return None;
         }
         Some(RequireDecl {
             doc,
             quantifiers,
-            conditions: conditions?,
+            clauses,
             span,
         })
     }
@@ -1103,9 +1135,55 @@ impl Builder<'_> {
     }
 
     fn condition(&mut self, pair: Pair<'_, Rule>) -> Option<Condition> {
-        let span = self.tight_span(&pair);
+        let mut span = self.tight_span(&pair);
         let inner = pair.into_inner().next()?;
         let kind = match inner.as_rule() {
+            Rule::member_condition => {
+                let mut parts = inner.into_inner().filter(|p| p.as_rule() != Rule::kw_in);
+                let var = self.ident(parts.next()?);
+                let mut next = parts.next()?;
+                let negated = next.as_rule() == Rule::kw_not;
+                if negated {
+                    next = parts.next()?;
+                }
+                let set = self.set_ref(next)?;
+                // The set's pair may end with skipped white space.
+                span = Span::new(self.file, span.start, set.span.end);
+                ConditionKind::Member { var, negated, set }
+            }
+            Rule::list_condition => {
+                let mut parts = inner.into_inner().filter(|p| p.as_rule() != Rule::kw_in);
+                let value = self.product(parts.next()?)?;
+                let list = self.call(parts.next()?)?;
+                ConditionKind::InList { value, list }
+            }
+            Rule::object_compare => {
+                let mut parts = inner.into_inner();
+                let lhs = self.ident(parts.next()?);
+                let op_pair = parts.next()?;
+                let op_span = self.span(&op_pair);
+                let op = compare_op(op_pair.as_str());
+                let rhs = self.ident(parts.next()?);
+                ConditionKind::ObjectCompare {
+                    lhs,
+                    op,
+                    op_span,
+                    rhs,
+                }
+            }
+            Rule::same_truth => {
+                let mut parts = inner.into_inner();
+                let lhs = self.truth_side(parts.next()?)?;
+                let op_pair = parts.next()?;
+                let op_span = self.span(&op_pair);
+                let rhs = self.truth_side(parts.next()?)?;
+                ConditionKind::SameTruth {
+                    lhs: Box::new(lhs),
+                    equal: op_pair.as_str() == "==",
+                    op_span,
+                    rhs: Box::new(rhs),
+                }
+            }
             Rule::is_condition => {
                 let mut parts = inner.into_inner().filter(|p| p.as_rule() != Rule::kw_is);
                 let call = self.call(parts.next()?)?;
@@ -1132,14 +1210,7 @@ impl Builder<'_> {
                 };
                 let op_pair = parts.next()?;
                 let op_span = self.span(&op_pair);
-                let op = match op_pair.as_str() {
-                    "==" => CompareOp::Eq,
-                    "!=" => CompareOp::Ne,
-                    "<=" => CompareOp::Le,
-                    ">=" => CompareOp::Ge,
-                    "<" => CompareOp::Lt,
-                    _ => CompareOp::Gt,
-                };
+                let op = compare_op(op_pair.as_str());
                 let rhs = self.product(parts.next()?)?;
                 match divisor {
                     None => ConditionKind::Compare {
@@ -1189,6 +1260,31 @@ impl Builder<'_> {
             }
         };
         Some(Condition { kind, span })
+    }
+
+    /// A side of `(a) == (b)`: a condition in parentheses (rules
+    /// `truth_side` and `plain_condition`, which has `condition`'s forms but
+    /// does not nest), or a boolean property (rule `bool_side`).
+    fn truth_side(&mut self, pair: Pair<'_, Rule>) -> Option<Condition> {
+        match pair.as_rule() {
+            Rule::truth_side => self.condition(pair.into_inner().next()?),
+            Rule::bool_side => {
+                let span = self.tight_span(&pair);
+                let mut parts = pair.into_inner().peekable();
+                let negated = parts.peek().is_some_and(|p| p.as_rule() == Rule::negation);
+                if negated {
+                    parts.next();
+                }
+                Some(Condition {
+                    kind: ConditionKind::Bool {
+                        call: self.call(parts.next()?)?,
+                        negated,
+                    },
+                    span,
+                })
+            }
+            _ => self.condition(pair),
+        }
     }
 
     /// A product of operands, or its only operand (rules `product`, and

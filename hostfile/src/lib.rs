@@ -22,7 +22,9 @@
 //! Every set of the space that the host answers is listed (`[]` for none);
 //! a parametrized set lists its objects per argument tuple (a tuple not
 //! listed is empty). Every property has a value for every tuple of
-//! distinct objects of its parameters' sets, or a default under `"*"`.
+//! distinct objects of its parameters' sets, or a default under `"*"`;
+//! the conditions `$x in S` and `$a < $b` are no properties of the host
+//! (the engine computes them from the sets), so the file gives none.
 //! Objects are named within their root set; ids follow the order of the
 //! root set's list, then objects that only callbacks add. Mistakes are
 //! reported all at once, each with its file, line and column

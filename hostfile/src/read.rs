@@ -497,10 +497,24 @@ impl Reader<'_> {
         additions: &[BTreeMap<Vec<ObjectId>, Vec<Addition>>],
     ) -> Vec<PropertyValues> {
         let model = self.model;
+        // The engine computes derived properties (`in S`, `<`) from the
+        // sets; the host gives the others.
+        let hosted = || model.properties.iter().filter(|p| p.derived.is_none());
         for (key, _) in properties.iter() {
             let name: &str = key.get_ref();
-            if !model.properties.iter().any(|p| p.name == name) {
-                let names: Vec<&str> = model.properties.iter().map(|p| p.name).collect();
+            if model
+                .properties
+                .iter()
+                .any(|p| p.name == name && p.derived.is_some())
+            {
+                self.loc.error(
+                    key.span().start,
+                    format!(
+                        "`{name}` is a condition of the space, not a property of the host: the engine computes it from the sets"
+                    ),
+                );
+            } else if !hosted().any(|p| p.name == name) {
+                let names: Vec<&str> = hosted().map(|p| p.name).collect();
                 self.loc.error(
                     key.span().start,
                     format!(
@@ -517,6 +531,11 @@ impl Reader<'_> {
         let mut out = Vec::new();
         for def in model.properties {
             let mut values = PropertyValues::default();
+            if def.derived.is_some() {
+                // Kept empty so that values stay indexed by property.
+                out.push(values);
+                continue;
+            }
             let Some(item) = properties.get(def.name) else {
                 self.loc.error(
                     section,

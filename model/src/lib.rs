@@ -24,5 +24,5 @@ pub use tables::{
     Var, VarDef,
 };
 pub use vocabulary::{
-    is_multiple, CompareOp, CounterOp, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE,
+    is_multiple, CompareOp, CounterOp, Derived, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE,
 };

@@ -11,7 +11,7 @@
 //! checked spaces always do, and the engine checks hand-written ones with
 //! [`Model::over_limit`] before it lays out a backbone.
 
-use crate::vocabulary::{CompareOp, CounterOp, PropertyType};
+use crate::vocabulary::{CompareOp, CounterOp, Derived, PropertyType};
 
 /// Index of a variable in its scope (below
 /// [`MAX_VARS`](crate::limits::MAX_VARS)).
@@ -60,15 +60,19 @@ pub struct VarDef {
     pub args: &'static [Var],
 }
 
-/// A property of objects that the host answers (through the backbone).
+/// A property of objects that the host answers (through the backbone), or
+/// that the engine derives from the sets itself.
 #[derive(Debug, PartialEq)]
 pub struct PropertyDef {
-    /// The property's name in the space.
+    /// The property's name in the space (for a derived one, the condition
+    /// it stands for, such as `in Kernels`).
     pub name: &'static str,
     /// The sets of its parameters.
     pub params: &'static [u16],
     /// What it returns.
     pub ty: PropertyType,
+    /// How the engine computes it; `None`: the host answers it.
+    pub derived: Option<Derived>,
 }
 
 /// A choice: one decision per tuple of distinct objects of its
@@ -151,6 +155,9 @@ pub struct CounterDef {
     pub increment: Term,
     /// A conjunction.
     pub condition: &'static [Literal],
+    /// The value before any increment (`from`), a constant or an `int`
+    /// property of the parameters; `None`: 0 for a sum, 1 for a product.
+    pub base: Option<Term>,
 }
 
 /// A choice applied to variables of the enclosing scope.

@@ -28,7 +28,39 @@ pub enum CompareOp {
     NotMultiple,
 }
 
+/// A boolean property the engine computes from the backbone's sets
+/// instead of asking the host. The checker declares one for each
+/// `$x in S` and `$a < $b` a space writes, so these conditions reach the
+/// engine as ordinary property literals, known before any decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Derived {
+    /// The last argument is an object of the set `set` (by index) applied
+    /// to the other arguments: `$x in S` or `$x in S($p)`.
+    Member {
+        /// The set tested, never a quotient set.
+        set: u16,
+    },
+    /// The two arguments, objects of one root set, compare with the
+    /// operator by id: `$a < $b` orders the objects, so a trigger or a
+    /// constraint can take each unordered pair once.
+    Order(CompareOp),
+}
+
 impl CompareOp {
+    /// The operator that holds exactly when this one does not.
+    pub fn negated(self) -> CompareOp {
+        match self {
+            CompareOp::Eq => CompareOp::Ne,
+            CompareOp::Ne => CompareOp::Eq,
+            CompareOp::Lt => CompareOp::Ge,
+            CompareOp::Le => CompareOp::Gt,
+            CompareOp::Gt => CompareOp::Le,
+            CompareOp::Ge => CompareOp::Lt,
+            CompareOp::Multiple => CompareOp::NotMultiple,
+            CompareOp::NotMultiple => CompareOp::Multiple,
+        }
+    }
+
     /// Whether `lhs op rhs` holds.
     pub fn eval(self, lhs: i64, rhs: i64) -> bool {
         match self {

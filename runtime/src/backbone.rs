@@ -18,7 +18,9 @@ pub trait Backbone: Clone {
     /// stable order. Never called for quotient sets, which the engine keeps.
     fn objects(&self, set: u16, args: &[ObjectId]) -> Vec<ObjectId>;
 
-    /// A `bool` property of the objects `args`.
+    /// A `bool` property of the objects `args`. Never called for derived
+    /// properties ([`PropertyDef::derived`](crate::model::PropertyDef)),
+    /// which the engine computes from the sets.
     fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool;
 
     /// An `int` property of the objects `args`.

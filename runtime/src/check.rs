@@ -179,9 +179,10 @@ impl Checker<'_> {
     fn counter(&self, def: &CounterDef, params: &[ObjectId]) -> Option<i64> {
         let mut objects = [0; MAX_VARS];
         objects[..params.len()].copy_from_slice(params);
-        let mut total = match def.op {
-            CounterOp::Sum => 0i64,
-            CounterOp::Mul => 1i64,
+        let mut total = match (&def.base, def.op) {
+            (Some(base), _) => self.value(base, &objects)?,
+            (None, CounterOp::Sum) => 0i64,
+            (None, CounterOp::Mul) => 1i64,
         };
         let mut ok = true;
         // The quantified variables, with the parameters bound.

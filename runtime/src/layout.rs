@@ -24,8 +24,9 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Asks `backbone` once for every set and property, places every
-    /// choice instance in the vector, then compiles the plans.
+    /// Asks `backbone` once for every set and host property (derived
+    /// properties are computed from the sets), places every choice
+    /// instance in the vector, then compiles the plans.
     pub fn new<B: Backbone>(backbone: &B) -> Result<Layout, LayoutError> {
         let tables = Tables::new(backbone)?;
         let plans = Plans::compile(&tables);

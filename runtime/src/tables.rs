@@ -11,7 +11,8 @@ use std::sync::Arc;
 use crate::backbone::{Backbone, ObjectId};
 use crate::model::limits::{MAX_VALUES, MAX_VARS};
 use crate::model::{
-    ChoiceKind, CounterDef, Literal, Model, PropertyType, SetDef, Symmetry, TriggerAction, Universe,
+    ChoiceKind, CounterDef, Derived, Literal, Model, PropertyDef, PropertyType, SetDef, Symmetry,
+    TriggerAction, Universe,
 };
 use crate::values::map_mask;
 
@@ -157,8 +158,9 @@ enum PropertyTable {
 }
 
 impl Tables {
-    /// Asks `backbone` once for every set and property, and places every
-    /// choice instance in the vector.
+    /// Asks `backbone` once for every set and host property, computes the
+    /// derived properties from the sets, and places every choice instance
+    /// in the vector.
     pub(crate) fn new<B: Backbone>(backbone: &B) -> Result<Tables, LayoutError> {
         let model = backbone.model();
         // Generated models fit the limits; a hand-written one that does
@@ -259,9 +261,16 @@ impl Tables {
             }
             tables.param_objects[index] = lists;
         }
+        // Every set's objects are known by now, which derived properties
+        // are computed from.
         for (index, property) in model.properties.iter().enumerate() {
             let tuples = tables.tuples(property.params)?;
             let p = index as u16;
+            if let Some(derived) = property.derived {
+                let values = tables.derived_values(property, derived, &tuples)?;
+                tables.properties.push(PropertyTable::Bool(values));
+                continue;
+            }
             tables.properties.push(match property.ty {
                 PropertyType::Bool => PropertyTable::Bool(
                     tuples
@@ -390,6 +399,84 @@ impl Tables {
             .collect();
         tables.property_rows = property_rows(&tables);
         Ok(tables)
+    }
+
+    /// The values of a derived property, one per tuple of `tuples` (the
+    /// tuples of its parameters' sets), computed from the sets' tables,
+    /// which must be complete: the backbone is never asked.
+    fn derived_values(
+        &self,
+        property: &PropertyDef,
+        derived: Derived,
+        tuples: &[Vec<ObjectId>],
+    ) -> Result<Vec<bool>, LayoutError> {
+        let model = self.model;
+        let unsupported = |why: String| {
+            LayoutError::Unsupported(format!("derived property `{}` {why}", property.name))
+        };
+        if property.ty != PropertyType::Bool {
+            return Err(unsupported(format!(
+                "is declared {:?}; derived properties are `bool`",
+                property.ty
+            )));
+        }
+        // Whether the objects of `param` and of `set` are ids in one root
+        // set: ids of two root sets never compare.
+        let same_root =
+            |param: u16, set: u16| self.roots[param as usize] == self.roots[set as usize];
+        match derived {
+            Derived::Member { set } => {
+                let def = model.sets.get(set as usize).ok_or_else(|| {
+                    unsupported(format!("tests set {set}, which the model lacks"))
+                })?;
+                // A quotient set changes during a search, so its
+                // membership is no constant.
+                if def.quotient.is_some() {
+                    return Err(unsupported(format!(
+                        "tests membership of the quotient set `{}`, which the engine fills \
+                         during a search; only sets the host gives can be tested",
+                        def.name
+                    )));
+                }
+                let fits = property.params.len() == def.params.len() + 1
+                    && property
+                        .params
+                        .iter()
+                        .zip(def.params.iter().chain([&set]))
+                        .all(|(&param, &expected)| same_root(param, expected));
+                if !fits {
+                    return Err(unsupported(format!(
+                        "does not take the arguments of `{}` then one of its objects",
+                        def.name
+                    )));
+                }
+                Ok(tuples
+                    .iter()
+                    .map(|tuple| match tuple.split_last() {
+                        Some((&object, args)) => self.contains(set, args, object),
+                        None => false,
+                    })
+                    .collect())
+            }
+            Derived::Order(op) => {
+                let &[a, b] = property.params else {
+                    return Err(unsupported(format!(
+                        "compares {} objects; an order compares two",
+                        property.params.len()
+                    )));
+                };
+                if !same_root(a, b) {
+                    return Err(unsupported(format!(
+                        "compares objects of `{}` and `{}`, whose ids do not compare",
+                        model.sets[a as usize].name, model.sets[b as usize].name
+                    )));
+                }
+                Ok(tuples
+                    .iter()
+                    .map(|tuple| op.eval(i64::from(tuple[0]), i64::from(tuple[1])))
+                    .collect())
+            }
+        }
     }
 
     /// For a counter whose variables range over sets without parameters
@@ -880,4 +967,243 @@ fn property_rows(tables: &Tables) -> Vec<Vec<Option<PropertyRows>>> {
                 .collect()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LayoutError, Tables};
+    use crate::backbone::{Backbone, ObjectId};
+    use crate::model::{
+        ChoiceDef, ChoiceKind, CompareOp, Derived, Model, PropertyDef, PropertyType, QuotientDef,
+        SetDef, Symmetry, VarDef,
+    };
+
+    /// The objects of `Dims`, listed out of id order so that an order by
+    /// position would differ from the order by id.
+    const DIMS: &[ObjectId] = &[5, 2, 7, 0, 3];
+    /// The objects of `Tiled`, a subset of `Dims`.
+    const TILED: &[ObjectId] = &[2, 7];
+
+    /// The objects of `Inner($d)`: those of `Dims` whose id is within 3
+    /// above `d`'s.
+    fn inner(d: ObjectId) -> Vec<ObjectId> {
+        DIMS.iter()
+            .copied()
+            .filter(|&o| o > d && o <= d + 3)
+            .collect()
+    }
+
+    fn hot(d: ObjectId) -> bool {
+        d % 2 == 1
+    }
+
+    const fn derived(name: &'static str, params: &'static [u16], how: Derived) -> PropertyDef {
+        PropertyDef {
+            name,
+            params,
+            ty: PropertyType::Bool,
+            derived: Some(how),
+        }
+    }
+
+    const DIMS_SETS: [SetDef; 3] = [
+        SetDef {
+            name: "Dims",
+            params: &[],
+            superset: None,
+            quotient: None,
+        },
+        SetDef {
+            name: "Tiled",
+            params: &[],
+            superset: Some(0),
+            quotient: None,
+        },
+        SetDef {
+            name: "Inner",
+            params: &[0],
+            superset: Some(0),
+            quotient: None,
+        },
+    ];
+
+    static MODEL: Model = Model {
+        name: "derived",
+        sets: &DIMS_SETS,
+        properties: &[
+            derived("in Tiled", &[0], Derived::Member { set: 1 }),
+            derived("in Inner", &[0, 0], Derived::Member { set: 2 }),
+            derived("<", &[0, 0], Derived::Order(CompareOp::Lt)),
+            derived("!=", &[0, 0], Derived::Order(CompareOp::Ne)),
+            PropertyDef {
+                name: "hot",
+                params: &[0],
+                ty: PropertyType::Bool,
+                derived: None,
+            },
+        ],
+        choices: &[],
+        constraints: &[],
+        triggers: &[],
+        callbacks: &[],
+        clauses_by_choice: &[],
+        counters_by_choice: &[],
+        default_priority: &[],
+    };
+
+    /// Answers the sets and `hot`; panics when asked for a derived
+    /// property, which the engine must compute itself.
+    #[derive(Clone)]
+    struct Dims(&'static Model);
+
+    impl Backbone for Dims {
+        fn model(&self) -> &'static Model {
+            self.0
+        }
+        fn objects(&self, set: u16, args: &[ObjectId]) -> Vec<ObjectId> {
+            match (self.0.sets[set as usize].name, args) {
+                ("Dims", []) => DIMS.to_vec(),
+                ("Tiled", []) => TILED.to_vec(),
+                ("Inner", &[d]) => inner(d),
+                other => panic!("no objects for {other:?}"),
+            }
+        }
+        fn bool_property(&self, property: u16, args: &[ObjectId]) -> bool {
+            let def = &self.0.properties[property as usize];
+            assert!(
+                def.derived.is_none(),
+                "the host was asked for the derived property `{}`",
+                def.name
+            );
+            hot(args[0])
+        }
+        fn int_property(&self, property: u16, _: &[ObjectId]) -> i64 {
+            panic!("no int property {property}")
+        }
+        fn list_property(&self, property: u16, _: &[ObjectId]) -> Vec<i64> {
+            panic!("no list property {property}")
+        }
+        fn callback(&mut self, _: u16, _: &[ObjectId]) {}
+    }
+
+    #[test]
+    fn derived_properties_come_from_the_sets_not_the_host() {
+        let tables = Tables::new(&Dims(&MODEL)).expect("lays out");
+        for &a in DIMS {
+            assert_eq!(
+                tables.bool_property(0, &[a]),
+                TILED.contains(&a),
+                "in Tiled({a})"
+            );
+            assert_eq!(tables.bool_property(4, &[a]), hot(a), "hot({a})");
+            for &b in DIMS {
+                assert_eq!(
+                    tables.bool_property(1, &[a, b]),
+                    inner(a).contains(&b),
+                    "{b} in Inner({a})"
+                );
+                assert_eq!(tables.bool_property(2, &[a, b]), a < b, "{a} < {b}");
+                assert_eq!(tables.bool_property(3, &[a, b]), a != b, "{a} != {b}");
+            }
+        }
+        // The rows propagation reads agree with the values: objects of
+        // `Dims` above 2 by id, as positions in `Dims`.
+        let above_2: u64 = DIMS
+            .iter()
+            .enumerate()
+            .filter(|&(_, &o)| o > 2)
+            .map(|(p, _)| 1 << p)
+            .sum();
+        assert_eq!(tables.property_row(2, 1, |_| 2), Some(above_2));
+    }
+
+    fn refused(model: &'static Model) -> String {
+        match Tables::new(&Dims(model)) {
+            Err(LayoutError::Unsupported(message)) => message,
+            Err(other) => panic!("refused for another reason: {other}"),
+            Ok(_) => panic!("`{}` laid out", model.name),
+        }
+    }
+
+    fn with_property(name: &'static str, property: PropertyDef) -> &'static Model {
+        Box::leak(Box::new(Model {
+            name,
+            sets: &DIMS_SETS,
+            properties: Box::leak(Box::new([property])),
+            ..MODEL
+        }))
+    }
+
+    #[test]
+    fn membership_of_a_quotient_set_is_refused() {
+        static QUOTIENT: Model = Model {
+            name: "quotient",
+            sets: &[
+                SetDef {
+                    name: "Dims",
+                    params: &[],
+                    superset: None,
+                    quotient: None,
+                },
+                SetDef {
+                    name: "Kept",
+                    params: &[],
+                    superset: Some(0),
+                    quotient: Some(QuotientDef { flag: 0 }),
+                },
+            ],
+            properties: &[derived("in Kept", &[0], Derived::Member { set: 1 })],
+            choices: &[ChoiceDef {
+                name: "kept",
+                params: &[VarDef {
+                    name: "d",
+                    set: 0,
+                    args: &[],
+                }],
+                kind: ChoiceKind::Enum {
+                    values: &["TRUE", "FALSE"],
+                },
+                symmetry: Symmetry::None,
+                origin: "test:1",
+            }],
+            clauses_by_choice: &[&[]],
+            counters_by_choice: &[&[]],
+            default_priority: &[0],
+            ..MODEL
+        };
+        let message = refused(&QUOTIENT);
+        assert!(
+            message.contains("`in Kept`") && message.contains("quotient set `Kept`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn derived_properties_of_the_wrong_shape_are_refused() {
+        let cases = [
+            (
+                derived("in Inner", &[0], Derived::Member { set: 2 }),
+                "does not take the arguments of `Inner`",
+            ),
+            (
+                derived("in Nothing", &[0], Derived::Member { set: 9 }),
+                "which the model lacks",
+            ),
+            (
+                derived("<", &[0, 0, 0], Derived::Order(CompareOp::Lt)),
+                "compares 3 objects",
+            ),
+            (
+                PropertyDef {
+                    ty: PropertyType::Int,
+                    ..derived("<", &[0, 0], Derived::Order(CompareOp::Lt))
+                },
+                "derived properties are `bool`",
+            ),
+        ];
+        for (property, expected) in cases {
+            let message = refused(with_property("wrong", property));
+            assert!(message.contains(expected), "{message}");
+        }
+    }
 }

@@ -82,6 +82,7 @@ fn scopes_of(n: usize) -> &'static Model {
             name: "near",
             params: leak((0..n as u16).collect()),
             ty: PropertyType::Bool,
+            derived: None,
         }]),
         choices: leak(vec![
             ChoiceDef {
@@ -105,6 +106,7 @@ fn scopes_of(n: usize) -> &'static Model {
                         instance: placement,
                         values: NEAR,
                     }]),
+                    base: None,
                 }),
                 symmetry: Symmetry::None,
                 origin: "scopes:2",

@@ -14,8 +14,8 @@ static MODEL: Model = Model {
     name: "total_order",
     sets: &[SetDef { name: "S", params: &[], superset: None, quotient: None }],
     properties: &[
-        PropertyDef { name: "limit", params: &[], ty: PropertyType::Int },
-        PropertyDef { name: "watched", params: &[0], ty: PropertyType::Bool },
+        PropertyDef { name: "limit", params: &[], ty: PropertyType::Int, derived: None },
+        PropertyDef { name: "watched", params: &[0], ty: PropertyType::Bool, derived: None },
     ],
     choices: &[
         ChoiceDef {
@@ -35,6 +35,7 @@ static MODEL: Model = Model {
                 vars: &[VarDef { name: "b", set: 0, args: &[] }, VarDef { name: "a", set: 0, args: &[] }],
                 increment: Term::Const(1),
                 condition: &[Literal::Is { instance: InstanceRef { choice: 0, args: &[1, 0] }, values: BEFORE }],
+                base: None,
             }),
             symmetry: Symmetry::None,
             origin: "test:2",

@@ -110,6 +110,13 @@ pub mod corpus {
     pub mod parametrized_sets {
         include!(concat!(env!("OUT_DIR"), "/parametrized_sets.rs"));
     }
+
+    /// Conditions on objects (membership of a plain, a parametrized and a
+    /// quotient set; an order on objects in a constraint and a trigger),
+    /// tests of two conditions together, and clauses joined by `&&`.
+    pub mod object_conditions {
+        include!(concat!(env!("OUT_DIR"), "/object_conditions.rs"));
+    }
 }
 
 /// The source files of the bundled spaces, sorted: the paper's listings,
@@ -149,6 +156,7 @@ pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
         ("parametrized_sets", &corpus::parametrized_sets::MODEL),
         ("divisibility", &corpus::divisibility::MODEL),
         ("every_construct", &corpus::every_construct::MODEL),
+        ("object_conditions", &corpus::object_conditions::MODEL),
     ]
 }
 
@@ -188,6 +196,10 @@ pub fn visit_models(visitor: &mut impl VisitModel) {
         "every_construct",
         &corpus::every_construct::MODEL,
     );
+    visitor.visit::<corpus::object_conditions::Propagators>(
+        "object_conditions",
+        &corpus::object_conditions::MODEL,
+    );
 }
 
 /// The source file of each space of [`models`], by the same name, relative
@@ -207,6 +219,7 @@ pub fn model_sources() -> Vec<(&'static str, &'static str)> {
         ("parametrized_sets", "corpus/parametrized_sets.space"),
         ("divisibility", "corpus/divisibility.space"),
         ("every_construct", "../dsl/tests/pass/every_construct.space"),
+        ("object_conditions", "corpus/object_conditions.space"),
     ]
 }
 

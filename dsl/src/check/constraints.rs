@@ -14,12 +14,14 @@ use crate::diagnostic::Diagnostic;
 use crate::ir::*;
 
 impl Checker<'_> {
-    /// Checks `value V requires ...` and adds it as a constraint: the choice's
-    /// value is not V, or the conditions hold.
+    /// Checks `value V requires ...` (or an alias's `requires`) and adds it
+    /// as a constraint: the choice's value is not one of `values`, or the
+    /// conditions hold.
     pub(super) fn value_requires(
         &mut self,
         id: ChoiceId,
-        value: usize,
+        values: ValueSet,
+        source: ConstraintSource,
         decl: &ast::ChoiceDecl,
         requires: &ast::Requires,
     ) {
@@ -29,8 +31,7 @@ impl Checker<'_> {
         let scope = self.choice_scope(id);
         let first_quantified = scope.vars.len();
         let mut scope = self.bind_all(&requires.quantifiers, scope);
-        let Some(mut literals) =
-            self.conditions(&requires.conditions, &mut scope, Context::Requires)
+        let Some(clauses) = self.clauses(&requires.conditions, &mut scope, Context::Requires)
         else {
             return;
         };
@@ -40,39 +41,127 @@ impl Checker<'_> {
             _ => return,
         };
         let params: Vec<VarId> = (0..decl.params.len() as u32).map(VarId).collect();
-        literals.insert(
-            0,
-            Literal::Is {
-                instance: Instance {
-                    choice: id,
-                    args: params,
+        for mut literals in clauses {
+            literals.insert(
+                0,
+                Literal::Is {
+                    instance: Instance {
+                        choice: id,
+                        args: params.clone(),
+                    },
+                    values: values.complement(count),
                 },
-                values: ValueSet::single(value).complement(count),
-            },
-        );
-        let doc = decl.doc.clone();
-        self.space.constraints.push(Constraint {
-            doc,
-            vars: scope.vars,
-            literals,
-            source: ConstraintSource::ValueRequires { choice: id, value },
-            origin: self.origin(requires.span),
-        });
+            );
+            self.space.constraints.push(Constraint {
+                doc: decl.doc.clone(),
+                vars: scope.vars.clone(),
+                literals,
+                source: source.clone(),
+                origin: self.origin(requires.span),
+            });
+        }
     }
 
-    /// Checks a `require` item and adds it as a constraint.
+    /// Checks a `require` item and adds its constraints: one per
+    /// parenthesized group, and per way to satisfy a test of two conditions
+    /// together (`(a) == (b)`).
     pub(super) fn require(&mut self, decl: &ast::RequireDecl) {
-        self.diagnostics
-            .extend(too_many_conditions(&decl.conditions, 0));
+        for list in &decl.clauses {
+            self.diagnostics.extend(too_many_conditions(list, 0));
+        }
         let mut scope = self.bind_all(&decl.quantifiers, Scope::default());
-        let Some(literals) = self.conditions(&decl.conditions, &mut scope, Context::Require) else {
+        if let [list] = decl.clauses.as_slice() {
+            if let [ast::Condition {
+                kind:
+                    ast::ConditionKind::InList {
+                        value,
+                        list: values,
+                    },
+                span,
+            }] = list.conditions.as_slice()
+            {
+                self.require_in_list(decl, value, values, *span, scope);
+                return;
+            }
+        }
+        let mut constraints = Vec::new();
+        let mut ok = true;
+        for list in &decl.clauses {
+            match self.clauses(list, &mut scope, Context::Require) {
+                Some(clauses) => constraints.extend(clauses),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return;
+        }
+        self.warn_unused(&scope, 0);
+        for literals in constraints {
+            self.space.constraints.push(Constraint {
+                doc: decl.doc.clone(),
+                vars: scope.vars.clone(),
+                literals,
+                source: ConstraintSource::Require,
+                origin: self.origin(decl.span),
+            });
+        }
+    }
+
+    /// Checks `require forall ...: value in list(...)`. The checker declares
+    /// an integer choice over the quantified objects whose universe is the
+    /// list, and requires it equal to `value`: deciding it decides which of
+    /// the list's values `value` ends up with, and propagation narrows each
+    /// by the other's bounds.
+    fn require_in_list(
+        &mut self,
+        decl: &ast::RequireDecl,
+        value: &ast::Operand,
+        list: &ast::Call,
+        span: crate::source::Span,
+        mut scope: Scope,
+    ) {
+        let term = self.int_operand(value, span, &mut scope);
+        let universe = self.list_property(list, &mut scope);
+        let (Some(term), Some(universe)) = (term, universe) else {
             return;
         };
         self.warn_unused(&scope, 0);
+        let base = match value {
+            ast::Operand::Call(call) => call.name.name.clone(),
+            _ => "value".to_string(),
+        };
+        let mut name = format!("{base}_in_{}", list.name.name);
+        let mut suffix = 2;
+        while self.callables.contains_key(&name) {
+            name = format!("{base}_in_{}_{suffix}", list.name.name);
+            suffix += 1;
+        }
+        let doc = vec![format!(
+            "The value of `{}` among those of `{}` (generated for the `require` at line {}).",
+            self.snippet(value.span()),
+            self.snippet(list.span),
+            self.origin(decl.span).line
+        )];
+        let spans = scope.spans.clone();
+        let Some(choice) = self.push_choice(
+            &ast::Ident { name, span },
+            &doc,
+            scope.vars.clone(),
+            spans,
+            ChoiceKind::Integer(Universe::Property(universe)),
+            span,
+        ) else {
+            return;
+        };
+        let args = (0..scope.vars.len() as u32).map(VarId).collect();
         self.space.constraints.push(Constraint {
             doc: decl.doc.clone(),
             vars: scope.vars,
-            literals,
+            literals: vec![Literal::Compare {
+                lhs: term,
+                op: CompareOp::Eq,
+                rhs: IntTerm::Choice(Instance { choice, args }),
+            }],
             source: ConstraintSource::Require,
             origin: self.origin(decl.span),
         });

@@ -14,6 +14,12 @@ use crate::ir::*;
 impl Checker<'_> {
     /// Checks what a counter adds and when, in the scope of its parameters.
     pub(super) fn counter_body(&mut self, id: ChoiceId, body: &ast::CounterBody, scope: Scope) {
+        let mut scope = scope;
+        // Read before the quantifiers are bound: the base is per instance.
+        let base = match &body.base {
+            Some(operand) => self.counter_base(body.op, operand, &mut scope).map(Some),
+            None => Some(None),
+        };
         let mut scope = self.bind_all(&body.quantifiers, scope);
         let increment = match &body.operand {
             Operand::Int(value, _) => Some(IntTerm::Const(*value)),
@@ -50,7 +56,7 @@ impl Checker<'_> {
         };
         // No unused-variable warning here: `sum 1` counts the objects of
         // its quantifiers without naming them.
-        let (Some(increment), Some(condition)) = (increment, condition) else {
+        let (Some(increment), Some(condition), Some(base)) = (increment, condition, base) else {
             return;
         };
         self.space.choices[id.index()].kind = ChoiceKind::Counter(Counter {
@@ -59,7 +65,64 @@ impl Checker<'_> {
             vars: scope.vars,
             increment,
             condition,
+            base,
         });
+    }
+
+    /// Checks a counter's `from`: an integer constant or an `int` property
+    /// of the counter's parameters (`scope` holds only them), non-negative
+    /// for a product, whose bounds propagation reads as non-negative.
+    fn counter_base(
+        &mut self,
+        op: CounterOp,
+        operand: &Operand,
+        scope: &mut Scope,
+    ) -> Option<IntTerm> {
+        let term = match operand {
+            Operand::Int(value, span) => {
+                if op == CounterOp::Mul && *value < 0 {
+                    self.error(
+                        Diagnostic::error(
+                            "counter-base",
+                            format!("a product counter starts from {value}, a negative number"),
+                            *span,
+                            "negative base",
+                        )
+                        .with_note("a `mul` counter's bounds are read as non-negative: start from 0 or more"),
+                    );
+                    return None;
+                }
+                IntTerm::Const(*value)
+            }
+            Operand::Product(..) => return None,
+            Operand::Call(call) => match self.typed_operand(call, scope)? {
+                Typed::Int(term @ IntTerm::Property(_)) => term,
+                other => {
+                    let what = match other {
+                        Typed::Int(IntTerm::Choice(instance)) => {
+                            match self.space.choices[instance.choice.index()].kind {
+                                ChoiceKind::Counter(_) => "a counter",
+                                _ => "an integer choice",
+                            }
+                        }
+                        Typed::Enum(_) => "an enum choice",
+                        Typed::Bool(_) => "a boolean property",
+                        _ => "a list of integers",
+                    };
+                    self.error(
+                        Diagnostic::error(
+                            "counter-base",
+                            format!("a counter starts from a known integer, but `{}` is {what}", call.name.name),
+                            call.span,
+                            "not a constant nor an `int` property",
+                        )
+                        .with_note("write `from` with an integer or an `int` property of the counter's parameters, known before any decision; to add a choice, count it as another increment or compare the sum"),
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(term)
     }
 
     /// Types a counter's operand, remembering where it is for cycle errors.

@@ -279,7 +279,37 @@ impl Checker<'_> {
                 self.symmetry(id, decl, body);
                 for (index, value) in body.values.iter().enumerate() {
                     for requires in &value.requires {
-                        self.value_requires(id, index, decl, requires);
+                        let values = ValueSet::single(index);
+                        let source = ConstraintSource::ValueRequires {
+                            choice: id,
+                            value: index,
+                        };
+                        self.value_requires(id, values, source, decl, requires);
+                    }
+                }
+                for alias in &body.aliases {
+                    let ChoiceKind::Enum(domain) = &self.space.choices[id.index()].kind else {
+                        continue;
+                    };
+                    // An alias the checker refused (a duplicate, a cycle)
+                    // has no values to constrain.
+                    let Some(index) = domain
+                        .aliases
+                        .iter()
+                        .position(|a| a.name == alias.name.name)
+                    else {
+                        continue;
+                    };
+                    let values = domain.aliases[index].values;
+                    if values.is_empty() {
+                        continue;
+                    }
+                    for requires in &alias.requires {
+                        let source = ConstraintSource::AliasRequires {
+                            choice: id,
+                            alias: index,
+                        };
+                        self.value_requires(id, values, source, decl, requires);
                     }
                 }
             }

@@ -291,7 +291,8 @@ impl Limits<'_> {
                     "this constraint quantifies over {} variables",
                     constraint.vars.len()
                 ),
-                ConstraintSource::ValueRequires { choice, .. } => {
+                ConstraintSource::ValueRequires { choice, .. }
+                | ConstraintSource::AliasRequires { choice, .. } => {
                     let choice = self.space.choice(*choice);
                     // Too many parameters are the choice's error.
                     if choice.params.len() > MAX_VARS {

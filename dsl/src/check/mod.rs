@@ -25,7 +25,8 @@
 //!     on the whole checked space.
 //!
 //! [`typing`] is not a pass of its own: it types the conditions and operands
-//! that passes 4 to 7 meet.
+//! that passes 4 to 7 meet, with [`objects`] for the conditions on objects
+//! (membership and order).
 //!
 //! Errors accumulate: every item is checked even after an earlier one
 //! failed, and a name whose declaration is broken is not reported again
@@ -39,6 +40,7 @@ mod counters;
 mod domains;
 mod index;
 mod limits;
+mod objects;
 mod quotients;
 mod resolve;
 mod symmetry;

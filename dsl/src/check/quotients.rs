@@ -79,6 +79,7 @@ impl<'a> Checker<'a> {
             vars: Vec::new(),
             increment: IntTerm::Const(1),
             condition: Vec::new(),
+            base: None,
         });
         let counter = self.push_choice(
             &counter_name,
@@ -254,6 +255,7 @@ impl<'a> Checker<'a> {
             vars: vars_xy,
             increment: IntTerm::Const(1),
             condition: vec![flag_is(y, QUOTIENT_TRUE), related(relation_values)],
+            base: None,
         });
         self.space.triggers.push(Trigger {
             doc: vec![format!("Adds representatives to `{}`.", decl.name.name)],

@@ -427,6 +427,7 @@ impl<'a> Checker<'a> {
             doc: decl.doc.clone(),
             params: scope.vars,
             ty: decl.ty,
+            derived: None,
             origin: self.origin(decl.span),
         });
     }
@@ -472,6 +473,7 @@ impl<'a> Checker<'a> {
                 vars: Vec::new(),
                 increment: IntTerm::Const(0),
                 condition: Vec::new(),
+                base: None,
             }),
         };
         let spans = decl.params.iter().map(|p| p.span).collect();

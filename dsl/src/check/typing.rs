@@ -42,6 +42,22 @@ impl Context {
     }
 }
 
+/// The most constraints one disjunction stands for once its tests of two
+/// conditions together (`(a) == (b)`) are expanded: three such tests.
+const MAX_EXPANDED_CLAUSES: usize = 8;
+
+/// What a condition of a disjunction tests.
+enum TruthTest {
+    /// One condition: a literal of the constraint.
+    One,
+    /// Two conditions hold together (`equal`) or exactly one of them does.
+    Both {
+        lhs: Literal,
+        rhs: Literal,
+        equal: bool,
+    },
+}
+
 /// The type of a call or constant used as an operand.
 pub(super) enum Typed {
     Int(IntTerm),
@@ -91,6 +107,80 @@ impl Checker<'_> {
         scope: &mut Scope,
         context: Context,
     ) -> Option<Vec<Literal>> {
+        let mut ok = self.joiner_is_right(list, context);
+        let mut literals = Vec::new();
+        for condition in &list.conditions {
+            match self.literal(condition, scope, context) {
+                Some(literal) => literals.push(literal),
+                None => ok = false,
+            }
+        }
+        ok.then_some(literals)
+    }
+
+    /// Checks the disjunction of a `require` or `requires` and gives the
+    /// constraints it stands for: one, or, where it tests that two
+    /// conditions hold together (`(a) == (b)`), one per way to satisfy each
+    /// such test (`!a || b` and `a || !b`, with the other conditions).
+    pub(super) fn clauses(
+        &mut self,
+        list: &ast::ConditionList,
+        scope: &mut Scope,
+        context: Context,
+    ) -> Option<Vec<Vec<Literal>>> {
+        let mut ok = self.joiner_is_right(list, context);
+        let mut clauses: Vec<Vec<Literal>> = vec![Vec::new()];
+        for condition in &list.conditions {
+            match self.truth_test(condition, scope) {
+                Some(TruthTest::Both { lhs, rhs, equal }) => {
+                    let (Some(not_lhs), Some(not_rhs)) =
+                        (self.negated(&lhs, condition), self.negated(&rhs, condition))
+                    else {
+                        ok = false;
+                        continue;
+                    };
+                    // `a == b`: (!a || b) && (a || !b); `a != b`: (a || b) && (!a || !b).
+                    let ways = if equal {
+                        [[not_lhs, rhs.clone()], [lhs.clone(), not_rhs]]
+                    } else {
+                        [[lhs.clone(), rhs.clone()], [not_lhs, not_rhs]]
+                    };
+                    clauses = clauses
+                        .into_iter()
+                        .flat_map(|clause| {
+                            ways.iter().map(move |way| {
+                                let mut clause = clause.clone();
+                                clause.extend(way.iter().cloned());
+                                clause
+                            })
+                        })
+                        .collect();
+                    if clauses.len() > MAX_EXPANDED_CLAUSES {
+                        self.error(
+                            Diagnostic::error(
+                                "too-many-truth-tests",
+                                format!("this disjunction tests two conditions together more than {} times", MAX_EXPANDED_CLAUSES.trailing_zeros()),
+                                condition.span,
+                                "one test too many",
+                            )
+                            .with_note(format!("each `(a) == (b)` doubles the constraints a disjunction stands for; at most {MAX_EXPANDED_CLAUSES} are made from one: split it into several `require`s")),
+                        );
+                        return None;
+                    }
+                }
+                Some(TruthTest::One) => match self.literal(condition, scope, context) {
+                    Some(literal) => clauses.iter_mut().for_each(|c| c.push(literal.clone())),
+                    None => ok = false,
+                },
+                None => ok = false,
+            }
+        }
+        ok.then_some(clauses)
+    }
+
+    /// Reports the operators of `list` that `context` does not join with;
+    /// `true` if there are none.
+    fn joiner_is_right(&mut self, list: &ast::ConditionList, context: Context) -> bool {
         let mut ok = true;
         let joiner = context.joiner();
         for &(op, span) in &list.ops {
@@ -102,7 +192,8 @@ impl Checker<'_> {
                     ("&&", "||")
                 };
                 let note = match context {
-                    Context::Require | Context::Requires => "a constraint is a disjunction: for \"a implies b\" write `not a || b` (e.g. `dim_kind($d) is not UNROLL || unroll_factor($d) > 1`); for \"a and b\" write one `require` for `a` and one for `b`",
+                    Context::Require => "a constraint is a disjunction: for \"a implies b\" write `not a || b` (e.g. `dim_kind($d) is not UNROLL || unroll_factor($d) > 1`); for \"a and b\" write `(a) && (b)`, or one `require` for `a` and one for `b`",
+                    Context::Requires => "a constraint is a disjunction: for \"a implies b\" write `not a || b` (e.g. `dim_kind($d) is not UNROLL || unroll_factor($d) > 1`); for \"a and b\" write one `requires` for `a` and one for `b`",
                     Context::CounterWhen => "to accept several values of one choice, test them at once, e.g. `dim_kind($d) is PARALLEL | VECTOR`; otherwise split the counter in two and add them",
                     _ => "for `a || b`, write two triggers calling the same callback, or use an alias of values",
                 };
@@ -120,14 +211,112 @@ impl Checker<'_> {
                 );
             }
         }
-        let mut literals = Vec::new();
-        for condition in &list.conditions {
-            match self.literal(condition, scope, context) {
-                Some(literal) => literals.push(literal),
-                None => ok = false,
+        ok
+    }
+
+    /// Whether `condition` tests two conditions together: `(a) == (b)`, or
+    /// two boolean properties compared with `==` or `!=`. `None` if a side
+    /// is wrong (reported).
+    fn truth_test(&mut self, condition: &ast::Condition, scope: &mut Scope) -> Option<TruthTest> {
+        match &condition.kind {
+            ConditionKind::SameTruth {
+                lhs, equal, rhs, ..
+            } => {
+                let l = self.literal(lhs, scope, Context::Require);
+                let r = self.literal(rhs, scope, Context::Require);
+                Some(TruthTest::Both {
+                    lhs: l?,
+                    rhs: r?,
+                    equal: *equal,
+                })
             }
+            ConditionKind::Compare {
+                lhs: Operand::Call(l),
+                op: op @ (CompareOp::Eq | CompareOp::Ne),
+                rhs: Operand::Call(r),
+                ..
+            } if self.is_bool_property(l) && self.is_bool_property(r) => {
+                let as_condition = |call: &ast::Call| ast::Condition {
+                    kind: ConditionKind::Bool {
+                        call: call.clone(),
+                        negated: false,
+                    },
+                    span: call.span,
+                };
+                let l = self.literal(&as_condition(l), scope, Context::Require);
+                let r = self.literal(&as_condition(r), scope, Context::Require);
+                Some(TruthTest::Both {
+                    lhs: l?,
+                    rhs: r?,
+                    equal: *op == CompareOp::Eq,
+                })
+            }
+            _ => Some(TruthTest::One),
         }
-        ok.then_some(literals)
+    }
+
+    fn is_bool_property(&self, call: &ast::Call) -> bool {
+        matches!(
+            self.callables.get(&call.name.name),
+            Some(&(Callable::Property(p), _)) if self.space.properties[p.index()].ty == PropertyType::Bool
+        )
+    }
+
+    /// The literal that holds exactly when `literal` does not; `None`, with
+    /// an error at `condition`, for a comparison that would need a half
+    /// counter's lower bound.
+    fn negated(&mut self, literal: &Literal, condition: &ast::Condition) -> Option<Literal> {
+        Some(match literal {
+            Literal::Is { instance, values } => {
+                let count = match &self.space.choices[instance.choice.index()].kind {
+                    ChoiceKind::Enum(domain) => domain.values.len(),
+                    _ => return None,
+                };
+                Literal::Is {
+                    instance: instance.clone(),
+                    values: values.complement(count),
+                }
+            }
+            Literal::SameValue { lhs, rhs, equal } => Literal::SameValue {
+                lhs: lhs.clone(),
+                rhs: rhs.clone(),
+                equal: !equal,
+            },
+            Literal::Property { call, negated } => Literal::Property {
+                call: call.clone(),
+                negated: !negated,
+            },
+            Literal::Compare { lhs, op, rhs } => {
+                if self.reads_half_counter(lhs) || self.reads_half_counter(rhs) {
+                    self.error(
+                        Diagnostic::error(
+                            "half-counter",
+                            "a comparison with a half counter cannot be tested together with another condition",
+                            condition.span,
+                            "its negation would need the counter's lower bound",
+                        )
+                        .with_note("`(a) == (b)` also requires `a` to be false; remove `half` from the counter's declaration to track both bounds"),
+                    );
+                    return None;
+                }
+                Literal::Compare {
+                    lhs: lhs.clone(),
+                    op: op.negated(),
+                    rhs: rhs.clone(),
+                }
+            }
+        })
+    }
+
+    fn reads_half_counter(&self, term: &IntTerm) -> bool {
+        match term {
+            IntTerm::Choice(instance) => matches!(
+                &self.space.choices[instance.choice.index()].kind,
+                ChoiceKind::Counter(c) if c.half
+            ),
+            IntTerm::Product(terms) => terms.iter().any(|t| self.reads_half_counter(t)),
+            IntTerm::Const(_) | IntTerm::Property(_) => false,
+        }
     }
 
     /// Checks one condition and lowers it to a literal.
@@ -138,6 +327,42 @@ impl Checker<'_> {
         context: Context,
     ) -> Option<Literal> {
         match &condition.kind {
+            ConditionKind::Member { var, negated, set } => {
+                self.membership(var, *negated, set, condition.span, scope)
+            }
+            ConditionKind::ObjectCompare {
+                lhs,
+                op,
+                op_span,
+                rhs,
+            } => self.object_order(lhs, *op, *op_span, rhs, scope),
+            ConditionKind::InList { list, .. } => {
+                self.error(
+                    Diagnostic::error(
+                        "condition-kind",
+                        match context {
+                            Context::Require => format!("`in {}` must be a `require` of its own, with no other condition", list.name.name),
+                            _ => format!("{} cannot test `in {}`", context.what(), list.name.name),
+                        },
+                        condition.span,
+                        "`in` a list of values",
+                    )
+                    .with_note("`x in list(...)` is only allowed as a `require` of its own, without `||` (the checker gives it a choice of the list's values, equal to `x`); for a disjunction, compare `x` with integers"),
+                );
+                None
+            }
+            ConditionKind::SameTruth { op_span, .. } => {
+                self.error(
+                    Diagnostic::error(
+                        "condition-kind",
+                        format!("{} cannot test two conditions together", context.what()),
+                        *op_span,
+                        "`==` between conditions",
+                    )
+                    .with_note("`(a) == (b)` stands for two constraints, `!a || b` and `a || !b`: it is only allowed in a `require` or a `requires` (and not nested in another `(a) == (b)`)"),
+                );
+                None
+            }
             ConditionKind::Is {
                 call,
                 negated,
@@ -281,7 +506,13 @@ impl Checker<'_> {
                             format!("{name} is {what}")
                         };
                         if let (Typed::Bool(_), Typed::Bool(_)) = (&l, &r) {
-                            self.error(self.booleans_compared(lhs, op, rhs, condition.span));
+                            self.error(self.booleans_compared(
+                                lhs,
+                                op,
+                                rhs,
+                                condition.span,
+                                context,
+                            ));
                             return None;
                         }
                         let message = format!(
@@ -358,6 +589,74 @@ impl Checker<'_> {
         }
     }
 
+    /// An operand that must be an integer: the tested side of `in`, which
+    /// must take one exact value (no half counter).
+    pub(super) fn int_operand(
+        &mut self,
+        operand: &Operand,
+        condition: crate::source::Span,
+        scope: &mut Scope,
+    ) -> Option<IntTerm> {
+        match self.operand(operand, scope)? {
+            Typed::Int(term) if self.reads_half_counter(&term) => {
+                self.error(
+                    Diagnostic::error(
+                        "half-counter",
+                        format!("`{}` reads a half counter, which tracks only its upper bound, but `in` needs its exact value", self.snippet(operand.span())),
+                        operand.span(),
+                        "needs both bounds",
+                    )
+                    .with_label(condition, "this test")
+                    .with_note("remove `half` from the counter's declaration to track both bounds"),
+                );
+                None
+            }
+            Typed::Int(term) => Some(term),
+            _ => {
+                self.error(
+                    Diagnostic::error(
+                        "compare-type",
+                        format!("`{}` is not an integer", self.snippet(operand.span())),
+                        operand.span(),
+                        "tested with `in`",
+                    )
+                    .with_note("`x in list(...)` tests an integer: a counter, an integer choice, an `int` property or a product of them"),
+                );
+                None
+            }
+        }
+    }
+
+    /// A call that must be a `[int]` property: the list of `in`.
+    pub(super) fn list_property(
+        &mut self,
+        call: &ast::Call,
+        scope: &mut Scope,
+    ) -> Option<PropertyCall> {
+        let callable = self.typed_call(call, scope)?;
+        match callable {
+            Callable::Property(property)
+                if self.space.properties[property.index()].ty == PropertyType::IntList =>
+            {
+                let args = self.call_args(call, scope)?;
+                Some(PropertyCall { property, args })
+            }
+            _ => {
+                let what = self.describe_callable(callable);
+                self.error(
+                    Diagnostic::error(
+                        "list-type",
+                        format!("`{}` is {what}, not a list of integers", call.name.name),
+                        call.span,
+                        "after `in`",
+                    )
+                    .with_note("`x in list(...)` takes a `[int]` property, such as `property sizes($d in Dims) -> [int]`; for a set of objects, write `$x in Set`"),
+                );
+                None
+            }
+        }
+    }
+
     /// Reports a half counter in `operand` (typed as `term`) on a side of
     /// `op` that needs a lower bound; `false` if there is one.
     fn no_half_counter(
@@ -403,29 +702,30 @@ impl Checker<'_> {
         }
     }
 
-    /// The error for two boolean properties compared, with the
-    /// constraints that say what `==` or `!=` between them would.
+    /// The error for two boolean properties compared where that is not a
+    /// test of two conditions together (ordered, or outside constraints),
+    /// with what to write instead.
     fn booleans_compared(
         &self,
         lhs: &Operand,
         op: CompareOp,
         rhs: &Operand,
         span: crate::source::Span,
+        context: Context,
     ) -> Diagnostic {
         let (l, r) = (self.snippet(lhs.span()), self.snippet(rhs.span()));
         let note = match op {
-            CompareOp::Eq => format!(
-                "for \"both or neither\", write one `require` for `!{l} || {r}` and one for `{l} || !{r}`"
-            ),
-            CompareOp::Ne => format!(
-                "for \"exactly one\", write one `require` for `{l} || {r}` and one for `!{l} || !{r}`"
+            CompareOp::Eq | CompareOp::Ne => format!(
+                "`{l} {} {r}` is only allowed in a `require` or a `requires`, where it stands for two constraints; in {}, write the conditions joined with `&&` instead, e.g. `{l} && {r}` for \"both\"",
+                op.symbol(),
+                context.what()
             ),
             _ => "booleans have no order; for \"this one implies that one\", write `!p($x) || q($x)`"
                 .to_string(),
         };
         Diagnostic::error(
             "compare-type",
-            format!("cannot compare two boolean properties, `{l}` and `{r}`"),
+            format!("cannot compare two boolean properties, `{l}` and `{r}`, here"),
             span,
             "booleans are conditions, not values",
         )

@@ -240,7 +240,9 @@ pub(super) fn counter_plans(tables: &Tables) -> Vec<Option<CounterPlan>> {
                 return None;
             };
             let params = model.choices[choice].params.len();
+            // Rows count from 0: a counter with a base takes the general path.
             if def.op != CounterOp::Sum
+                || def.base.is_some()
                 || !matches!(def.increment, Term::Const(1))
                 || def.vars.len() != params + 1
                 || tables.counter_tuples[choice].is_none()

@@ -36,9 +36,10 @@ impl<'a> Propagator<'a> {
         let ChoiceKind::Counter(def) = &self.model().choices[choice as usize].kind else {
             return Range { min: 0, max: 0 };
         };
-        let mut total = match def.op {
-            CounterOp::Sum => Range { min: 0, max: 0 },
-            CounterOp::Mul => Range { min: 1, max: 1 },
+        let mut total = match (&def.base, def.op) {
+            (Some(base), _) => self.term_range(base, &param_binding(params)),
+            (None, CounterOp::Sum) => Range { min: 0, max: 0 },
+            (None, CounterOp::Mul) => Range { min: 1, max: 1 },
         };
         let mut collected = Vec::new();
         let want = contributions.is_some();

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! Instructions per decision: the difference of the two totals divided
-//! by the decisions printed. `gemm` (the loop space of `examples/gemm.c`)
-//! works the same way. Every leaf is hashed, as `commute bench --digest`
+//! by the decisions printed. The name of a bundled example, such as `gemm`
+//! (the loop space of `examples/gemm.c`), works the same way. Every leaf is hashed, as `commute bench --digest`
 //! does, so that the work cannot be optimized away. A third argument,
 //! `tables`, leaves the space's generated propagators out (the engine's
 //! table-driven path, `Interpreted`); the hash printed is the same.
@@ -73,22 +73,29 @@ fn main() {
                 descend(&root, ordering::MODEL.default_priority, descents);
             }
         }
-        "gemm" => {
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/gemm.c");
-            let source = std::fs::read_to_string(path).expect("examples/gemm.c is bundled");
-            let kernel = read_kernel("examples/gemm.c", &source).expect("gemm.c is supported");
+        name if !name.contains('/') && !name.contains('.') => {
+            let path = format!("{}/examples/{name}.c", env!("CARGO_MANIFEST_DIR"));
+            let Ok(source) = std::fs::read_to_string(&path) else {
+                eprintln!(
+                    "unknown space `{name}`: ordering, or a bundled example (gemm, jacobi-2d, ...)"
+                );
+                std::process::exit(2);
+            };
+            let kernel = read_kernel(&path, &source).expect("bundled examples are supported");
             let backbone = LoopBackbone(KernelHost::new(kernel));
             if tables {
                 let root =
-                    Candidate::new(Interpreted(backbone)).expect("the gemm space is not empty");
+                    Candidate::new(Interpreted(backbone)).expect("a loop space is not empty");
                 descend(&root, &DECISION_PRIORITY, descents);
             } else {
-                let root = Candidate::new(backbone).expect("the gemm space is not empty");
+                let root = Candidate::new(backbone).expect("a loop space is not empty");
                 descend(&root, &DECISION_PRIORITY, descents);
             }
         }
         other => {
-            eprintln!("unknown space `{other}`: ordering or gemm");
+            eprintln!(
+                "unknown space `{other}`: ordering, or a bundled example (gemm, jacobi-2d, ...)"
+            );
             std::process::exit(2);
         }
     }

@@ -735,9 +735,11 @@ impl<'a> Generator<'a> {
                 )
                 .collect();
             let mut lines = vec![format!(
-                "Trigger callback `{}`: may add objects to sets, never removes any. The engine \
-                 calls it once per tuple of objects, as soon as the condition of a trigger that \
-                 calls it is certain:",
+                "Trigger callback `{}`: may add objects to sets, never removes any, and answers \
+                 `Outcome::done()`, a refusal (`Outcome::refuse`: the candidate is a dead \
+                 end) or decisions to apply (`Outcome::decide`), from its arguments and the \
+                 host's objects only. The engine calls it once per tuple of objects, as soon as \
+                 the condition of a trigger that calls it is certain:",
                 callback.name
             )];
             for trigger in &self.space.triggers {
@@ -756,7 +758,7 @@ impl<'a> Generator<'a> {
             methods.push(quote! {
                 #docs
                 #allow
-                fn #method(&mut self #(, #params)*);
+                fn #method(&mut self #(, #params)*) -> ::commute_runtime::Outcome;
             });
         }
         quote! {
@@ -897,22 +899,25 @@ impl<'a> Generator<'a> {
             .collect();
         let callback = match callbacks.as_slice() {
             [] => quote! {
-                fn callback(&mut self, _callback: u16, _args: &[::commute_runtime::ObjectId]) {}
-            },
-            [(pattern, call)] => quote! {
-                fn callback(&mut self, callback: u16, args: &[::commute_runtime::ObjectId]) {
-                    if let #pattern = (callback, args) {
-                        #call;
-                    }
+                fn callback(
+                    &mut self,
+                    _callback: u16,
+                    _args: &[::commute_runtime::ObjectId],
+                ) -> ::commute_runtime::Outcome {
+                    ::commute_runtime::Outcome::done()
                 }
             },
             arms => {
                 let arms = arms.iter().map(|(pattern, call)| quote!(#pattern => #call));
                 quote! {
-                    fn callback(&mut self, callback: u16, args: &[::commute_runtime::ObjectId]) {
+                    fn callback(
+                        &mut self,
+                        callback: u16,
+                        args: &[::commute_runtime::ObjectId],
+                    ) -> ::commute_runtime::Outcome {
                         match (callback, args) {
                             #(#arms,)*
-                            _ => {}
+                            _ => ::commute_runtime::Outcome::done(),
                         }
                     }
                 }

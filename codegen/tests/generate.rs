@@ -93,7 +93,7 @@ fn every_construct_has_typed_host_methods() {
         "fn is_vectorizable(&self, i: StatementsId) -> bool;",
         "fn possible_sizes(&self, d: StatementsId) -> Vec<i64>;",
         "fn max_threads(&self) -> i64;",
-        "fn add_copy_to_local(&mut self, m: MemBlocksId);",
+        "fn add_copy_to_local(&mut self, m: MemBlocksId) -> ::commute_runtime::Outcome;",
         "pub const SEQUENTIAL: u64 = LOOP | UNROLL;",
         "quotient: Some(::commute_runtime::model::QuotientDef {",
         "Declared at ",

@@ -337,14 +337,16 @@ impl Backbone for DataHost {
         }
     }
 
-    fn callback(&mut self, callback: u16, args: &[ObjectId]) {
+    /// A host file lists the objects a callback adds; it has no way to
+    /// refuse a candidate or to decide a choice.
+    fn callback(&mut self, callback: u16, args: &[ObjectId]) -> commute_runtime::Outcome {
         let data = Arc::clone(&self.data);
         let Some(additions) = data
             .callbacks
             .get(callback as usize)
             .and_then(|c| c.get(args))
         else {
-            return;
+            return commute_runtime::Outcome::done();
         };
         for addition in additions {
             let objects = self
@@ -355,6 +357,7 @@ impl Backbone for DataHost {
             objects.sort_unstable();
             objects.dedup();
         }
+        commute_runtime::Outcome::done()
     }
 }
 

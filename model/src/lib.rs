@@ -24,5 +24,6 @@ pub use tables::{
     Var, VarDef,
 };
 pub use vocabulary::{
-    is_multiple, CompareOp, CounterOp, Derived, PropertyType, QUOTIENT_FALSE, QUOTIENT_TRUE,
+    is_multiple, CompareOp, CounterOp, Derived, ObjectId, PropertyType, QUOTIENT_FALSE,
+    QUOTIENT_TRUE,
 };

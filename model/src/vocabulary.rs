@@ -4,6 +4,9 @@
 //! checked form, the generator writes them into [`Model`](crate::Model)
 //! tables and the engine evaluates them, so each is declared once, here.
 
+/// An object of a backbone: an id unique within its root set.
+pub type ObjectId = u32;
+
 /// A comparison of two integers; `==` and `!=` also compare two instances
 /// of one enum choice. `Multiple` and `NotMultiple` are divisibility:
 /// `a % b == 0` and `a % b != 0`.

@@ -4,8 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backbone::ObjectId;
-use crate::model::Model;
+use crate::model::{Model, ObjectId};
 
 /// Restrict one choice instance to a set of values: bit `i` is the choice's
 /// `i`-th value (enum) or the `i`-th smallest value of the instance's

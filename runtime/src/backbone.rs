@@ -4,9 +4,9 @@
 
 use crate::compiled::Reads;
 use crate::model::Model;
+use crate::outcome::Outcome;
 
-/// An object of the backbone: an id unique within its root set.
-pub type ObjectId = u32;
+pub use crate::model::ObjectId;
 
 /// The objects, properties and callbacks of one kernel, by index into the
 /// [`Model`]'s tables.
@@ -30,8 +30,9 @@ pub trait Backbone: Clone {
     /// integer choice).
     fn list_property(&self, property: u16, args: &[ObjectId]) -> Vec<i64>;
 
-    /// Runs a trigger callback, which may add objects to sets.
-    fn callback(&mut self, callback: u16, args: &[ObjectId]);
+    /// Runs a trigger callback, which may add objects to sets, and answers
+    /// whether the candidate stands and what else to decide.
+    fn callback(&mut self, callback: u16, args: &[ObjectId]) -> Outcome;
 
     /// The tables the backbone's generated propagators were written for,
     /// if it has any: a candidate laid out from these very tables filters
@@ -89,8 +90,8 @@ impl<B: Backbone> Backbone for WithModel<B> {
         self.inner.list_property(property, args)
     }
 
-    fn callback(&mut self, callback: u16, args: &[ObjectId]) {
-        self.inner.callback(callback, args);
+    fn callback(&mut self, callback: u16, args: &[ObjectId]) -> Outcome {
+        self.inner.callback(callback, args)
     }
 
     /// The inner backbone's when `compiled`, which candidates use only
@@ -134,7 +135,7 @@ impl<B: Backbone> Backbone for Interpreted<B> {
         self.0.list_property(property, args)
     }
 
-    fn callback(&mut self, callback: u16, args: &[ObjectId]) {
-        self.0.callback(callback, args);
+    fn callback(&mut self, callback: u16, args: &[ObjectId]) -> Outcome {
+        self.0.callback(callback, args)
     }
 }

@@ -419,7 +419,9 @@ impl<B: Backbone> Candidate<B> {
     /// Runs the callbacks of the trigger instances whose condition became
     /// certain; when they add objects, lays the candidate out again: old
     /// domains are kept, new instances start with every value, and every
-    /// constraint is propagated. Repeats until no trigger is pending.
+    /// constraint is propagated. Then applies the decisions the callbacks
+    /// answered; a refusal is a dead end. Repeats until no trigger is
+    /// pending.
     #[inline]
     fn fire_triggers(&mut self) -> Result<(), DeadEnd> {
         if !self.layout.callbacks {
@@ -442,12 +444,26 @@ impl<B: Backbone> Candidate<B> {
                 return Ok(());
             }
             let backbone = Arc::make_mut(&mut self.backbone);
+            let mut decisions = Vec::new();
             for (trigger, objects) in pending {
                 if let TriggerAction::Callback { callback, args } =
                     layout.model.triggers[trigger as usize].action
                 {
                     let args: Vec<ObjectId> = args.iter().map(|&v| objects[v as usize]).collect();
-                    backbone.callback(callback, &args);
+                    let outcome = backbone.callback(callback, &args);
+                    let name = || {
+                        let name = layout.model.callbacks[callback as usize].name;
+                        format!("trigger callback {name}{args:?}")
+                    };
+                    if let Some(reason) = outcome.refusal() {
+                        return Err(DeadEnd {
+                            constraint: None,
+                            bindings: Vec::new(),
+                            emptied: None,
+                            message: format!("{} refused the candidate: {reason}", name()),
+                        });
+                    }
+                    decisions.extend(outcome.decisions().iter().map(|d| (d.clone(), name())));
                 }
                 self.fired.push((trigger, objects));
             }
@@ -464,6 +480,17 @@ impl<B: Backbone> Candidate<B> {
                 *reasons = vec![NO_REASON; self.layout.instances * VALUE_SLOTS];
             }
             self.initialize(Some((&layout, &old_words)))?;
+            // Each decision propagates and fires what it makes certain.
+            for (decision, by) in decisions {
+                self.apply(&decision).map_err(|mut dead_end| {
+                    dead_end.message = format!(
+                        "{by} decided {}: {}",
+                        decision.instance().display(self.layout.model),
+                        dead_end.message
+                    );
+                    dead_end
+                })?;
+            }
         }
     }
 

@@ -1083,7 +1083,9 @@ mod tests {
         fn list_property(&self, property: u16, _: &[ObjectId]) -> Vec<i64> {
             panic!("no list property {property}")
         }
-        fn callback(&mut self, _: u16, _: &[ObjectId]) {}
+        fn callback(&mut self, _: u16, _: &[ObjectId]) -> crate::outcome::Outcome {
+            crate::outcome::Outcome::done()
+        }
     }
 
     #[test]

@@ -119,7 +119,9 @@ impl<P: Propagators> Backbone for RandomBackbone<P> {
         }
     }
 
-    fn callback(&mut self, _callback: u16, _args: &[ObjectId]) {}
+    fn callback(&mut self, _callback: u16, _args: &[ObjectId]) -> crate::outcome::Outcome {
+        crate::outcome::Outcome::done()
+    }
 
     fn compiled_for(&self) -> Option<&'static Model> {
         P::model()

@@ -164,7 +164,9 @@ impl Backbone for Statements {
     fn list_property(&self, property: u16, _: &[ObjectId]) -> Vec<i64> {
         panic!("the host was asked for the list property {property}")
     }
-    fn callback(&mut self, _: u16, _: &[ObjectId]) {}
+    fn callback(&mut self, _: u16, _: &[ObjectId]) -> commute_runtime::Outcome {
+        commute_runtime::Outcome::done()
+    }
 }
 
 fn on(candidate: &Candidate<Statements>, s: ObjectId) -> Option<Domain> {

@@ -98,7 +98,9 @@ impl Backbone for Statements {
     fn list_property(&self, _: u16, _: &[ObjectId]) -> Vec<i64> {
         Vec::new()
     }
-    fn callback(&mut self, _: u16, _: &[ObjectId]) {}
+    fn callback(&mut self, _: u16, _: &[ObjectId]) -> commute_runtime::Outcome {
+        commute_runtime::Outcome::done()
+    }
 }
 
 fn factorial(n: u32) -> usize {

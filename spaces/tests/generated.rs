@@ -128,8 +128,9 @@ impl ec::Host for Full {
     fn possible_sizes_fit(&self, _d: ec::StatementsId) -> bool {
         true
     }
-    fn add_copy_to_local(&mut self, m: ec::MemBlocksId) {
+    fn add_copy_to_local(&mut self, m: ec::MemBlocksId) -> commute_runtime::Outcome {
         self.copies.push(m);
+        commute_runtime::Outcome::done()
     }
 }
 
@@ -162,8 +163,10 @@ fn every_construct_dispatches_by_index() {
     assert!(backbone
         .list_property(property("possible_sizes"), &[])
         .is_empty());
-    backbone.callback(0, &[5]);
-    backbone.callback(0, &[]);
-    backbone.callback(9, &[5]);
+    let done = commute_runtime::Outcome::done();
+    assert_eq!(backbone.callback(0, &[5]), done);
+    // Wrong arity or index: no call, and nothing more to do.
+    assert_eq!(backbone.callback(0, &[]), done);
+    assert_eq!(backbone.callback(9, &[5]), done);
     assert_eq!(backbone.0.copies, vec![ec::MemBlocksId(5)]);
 }

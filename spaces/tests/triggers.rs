@@ -1,15 +1,21 @@
 //! Triggers that call the host: new objects bring new choice instances,
 //! which are initialized and propagated; each trigger instance fires once;
-//! a sibling candidate does not see objects added below another.
+//! a sibling candidate does not see objects added below another; a
+//! callback may refuse the candidate or decide choices, whatever the order
+//! of the decisions that fired it.
 
-use commute_runtime::{Action, Candidate, Domain, InstanceId};
+use commute_runtime::explore::enumerate;
+use commute_runtime::{Action, Candidate, Domain, InstanceId, Outcome};
 use commute_spaces::corpus::triggers::*;
 
-/// Blocks `0..n`; each `add_copy` appends a copy.
-#[derive(Clone, Debug)]
+/// Blocks `0..n`; each `add_copy` appends a copy, refuses the blocks of
+/// `refused`, and decides the new copy's kind when `kind` is set.
+#[derive(Clone, Debug, Default)]
 struct Kernel {
     blocks: u32,
     copies: Vec<BlocksId>,
+    refused: Vec<BlocksId>,
+    kind: Option<u64>,
 }
 
 impl Host for Kernel {
@@ -19,17 +25,31 @@ impl Host for Kernel {
     fn copies(&self) -> Vec<CopiesId> {
         (0..self.copies.len() as u32).map(CopiesId).collect()
     }
-    fn add_copy(&mut self, b: BlocksId) {
+    fn add_copy(&mut self, b: BlocksId) -> Outcome {
+        if self.refused.contains(&b) {
+            return Outcome::refuse(format!("block {} cannot be staged", b.0));
+        }
         self.copies.push(b);
+        match self.kind {
+            Some(values) => Outcome::done().decide(Action {
+                choice: copy_kind::CHOICE,
+                objects: vec![self.copies.len() as u32 - 1],
+                values,
+            }),
+            None => Outcome::done(),
+        }
     }
 }
 
 fn root(blocks: u32) -> Candidate<Backbone<Kernel>> {
-    Candidate::new(Backbone(Kernel {
+    with_host(Kernel {
         blocks,
-        copies: Vec::new(),
-    }))
-    .expect("non-empty space")
+        ..Kernel::default()
+    })
+}
+
+fn with_host(kernel: Kernel) -> Candidate<Backbone<Kernel>> {
+    Candidate::new(Backbone(kernel)).expect("non-empty space")
 }
 
 fn local(block: u32) -> Action {
@@ -143,5 +163,114 @@ fn descents_reach_valid_leaves() {
                 panic!("no dead end expected here: {dead_end}")
             }
         }
+    }
+}
+
+#[test]
+fn a_refusal_is_a_dead_end_naming_the_callback() {
+    let start = with_host(Kernel {
+        blocks: 3,
+        refused: vec![BlocksId(1)],
+        ..Kernel::default()
+    });
+    let dead_end = start.clone().apply(&local(1)).expect_err("refused");
+    assert!(
+        dead_end.message.contains(
+            "trigger callback add_copy[1] refused the candidate: block 1 cannot be staged"
+        ),
+        "{dead_end}"
+    );
+    let mut other = start.clone();
+    other.apply(&local(0)).expect("block 0 is not refused");
+    assert_eq!(other.backbone().0.copies, vec![BlocksId(0)]);
+}
+
+#[test]
+fn a_callback_decides_the_kind_of_the_copy_it_adds() {
+    let mut candidate = with_host(Kernel {
+        blocks: 3,
+        kind: Some(copy_kind::ASYNC),
+        ..Kernel::default()
+    });
+    candidate.apply(&local(0)).expect("fine");
+    assert_eq!(
+        copy_kind_of(&candidate, 0),
+        Some(Domain::Enum(copy_kind::ASYNC))
+    );
+    // A second asynchronous copy breaks `async_copies() <= 1`: the
+    // decision's dead end says which callback took it.
+    let dead_end = candidate.apply(&local(2)).expect_err("two async copies");
+    assert!(
+        dead_end
+            .message
+            .starts_with("trigger callback add_copy[2] decided copy_kind(1)"),
+        "{dead_end}"
+    );
+}
+
+/// The leaves of a space whose callbacks refuse and decide are the same
+/// whichever decisions come first: the callbacks' answers commute with
+/// the decisions.
+#[test]
+fn refusals_and_decisions_commute_with_the_order_of_decisions() {
+    for kernel in [
+        Kernel {
+            blocks: 3,
+            refused: vec![BlocksId(2)],
+            ..Kernel::default()
+        },
+        Kernel {
+            blocks: 3,
+            kind: Some(copy_kind::SYNC),
+            ..Kernel::default()
+        },
+        Kernel {
+            blocks: 3,
+            refused: vec![BlocksId(0)],
+            kind: Some(copy_kind::ASYNC),
+            ..Kernel::default()
+        },
+    ] {
+        let start = with_host(kernel.clone());
+        let forward: Vec<u16> = MODEL.default_priority.to_vec();
+        let backward: Vec<u16> = forward.iter().rev().copied().collect();
+        let leaves = |priority: &[u16]| {
+            let found = enumerate(&start, priority, usize::MAX);
+            let mut placements: Vec<Vec<Option<Domain>>> = found
+                .leaves
+                .iter()
+                .map(|leaf| {
+                    leaf.check().expect("valid leaf");
+                    (0..3)
+                        .map(|b| {
+                            leaf.domain(&InstanceId {
+                                choice: placement::CHOICE,
+                                objects: vec![b],
+                            })
+                        })
+                        .chain((0..3).map(|c| copy_kind_of(leaf, c)))
+                        .collect()
+                })
+                .collect();
+            placements.sort_by_key(|p| format!("{p:?}"));
+            placements
+        };
+        let (first, second) = (leaves(&forward), leaves(&backward));
+        assert_eq!(first, second, "{kernel:?}");
+        // No leaf stages a refused block, and every copy has the kind decided.
+        for leaf in &first {
+            for refused in &kernel.refused {
+                assert_eq!(
+                    leaf[refused.0 as usize],
+                    Some(Domain::Enum(placement::GLOBAL))
+                );
+            }
+            if let Some(kind) = kernel.kind {
+                for copy in leaf[3..].iter().flatten() {
+                    assert_eq!(copy, &Domain::Enum(kind));
+                }
+            }
+        }
+        assert!(!first.is_empty(), "{kernel:?}");
     }
 }

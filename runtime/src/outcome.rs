@@ -1,0 +1,52 @@
+//! What a trigger callback answers.
+//!
+//! A callback may add objects to the host's sets (the engine lays the
+//! candidate out again), and it answers an [`Outcome`]: nothing more, a
+//! refusal (the candidate is a dead end, for a rule only the host can
+//! check), or decisions to apply to the choices of the objects it added or
+//! of others. The answer must depend only on the callback's arguments and
+//! the host's own objects, so that triggers keep commuting with decisions.
+
+use crate::action::Action;
+
+/// What a host's trigger callback answers, beyond the objects it added.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Outcome {
+    decisions: Vec<Action>,
+    refusal: Option<String>,
+}
+
+impl Outcome {
+    /// Nothing more: the objects added, if any, are the whole answer.
+    pub fn done() -> Outcome {
+        Outcome::default()
+    }
+
+    /// The candidate is a dead end, for `reason` (reported with the
+    /// callback and its objects).
+    pub fn refuse(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            decisions: Vec::new(),
+            refusal: Some(reason.into()),
+        }
+    }
+
+    /// Also restricts an instance to `action`'s values once the new
+    /// objects are laid out; an instance the candidate does not have, or
+    /// values it no longer allows, make the candidate a dead end.
+    pub fn decide(mut self, action: Action) -> Outcome {
+        self.decisions.push(action);
+        self
+    }
+
+    /// The decisions to apply, in order.
+    pub fn decisions(&self) -> &[Action] {
+        &self.decisions
+    }
+
+    /// Why the host refuses the candidate, if it does.
+    pub fn refusal(&self) -> Option<&str> {
+        self.refusal.as_deref()
+    }
+}

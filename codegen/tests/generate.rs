@@ -197,7 +197,7 @@ fn rust_keywords_and_odd_cases_become_valid_rust() {
         "pub struct LoopsId",
         "pub struct SelfId",
         "fn r#type(&self, self_: LoopsId, r#fn: SelfId) -> i64;",
-        "fn unroll(&mut self, a: LoopsId, a_1: LoopsId);",
+        "fn unroll(&mut self, a: LoopsId, a_1: LoopsId) -> ::commute_runtime::Outcome;",
         "#[allow(non_upper_case_globals)]",
         "#[allow(non_snake_case)]",
         "pub mod Loop {",

@@ -283,35 +283,42 @@ impl Lowering<'_> {
         )
     }
 
+    /// What a value's or an alias's `requires` says: `requires` of
+    /// `choice` `relation` the value or alias `name` (its `index` if it has
+    /// none), then the clause.
+    fn requires_description(
+        &self,
+        constraint: &ir::Constraint,
+        choice: &ir::Choice,
+        relation: &str,
+        name: Option<&String>,
+        index: usize,
+    ) -> String {
+        let name = name.cloned().unwrap_or_else(|| index.to_string());
+        let text = self.loc.one_line(&constraint.origin);
+        let text = text.strip_prefix("requires ").unwrap_or(&text);
+        format!("`requires` of {} {relation} {name}: {text}", choice.name)
+    }
+
     /// What a constraint says, for messages about it.
     fn description(&self, constraint: &ir::Constraint) -> String {
         match &constraint.source {
             ConstraintSource::Require => self.loc.one_line(&constraint.origin),
             ConstraintSource::ValueRequires { choice, value } => {
                 let choice = self.space.choice(*choice);
-                let value = match &choice.kind {
-                    ir::ChoiceKind::Enum(domain) => domain
-                        .values
-                        .get(*value)
-                        .map_or_else(|| value.to_string(), |v| v.name.clone()),
-                    _ => value.to_string(),
+                let name = match &choice.kind {
+                    ir::ChoiceKind::Enum(domain) => domain.values.get(*value).map(|v| &v.name),
+                    _ => None,
                 };
-                let text = self.loc.one_line(&constraint.origin);
-                let text = text.strip_prefix("requires ").unwrap_or(&text);
-                format!("`requires` of {} = {value}: {text}", choice.name)
+                self.requires_description(constraint, choice, "=", name, *value)
             }
             ConstraintSource::AliasRequires { choice, alias } => {
                 let choice = self.space.choice(*choice);
-                let alias = match &choice.kind {
-                    ir::ChoiceKind::Enum(domain) => domain
-                        .aliases
-                        .get(*alias)
-                        .map_or_else(|| alias.to_string(), |a| a.name.clone()),
-                    _ => alias.to_string(),
+                let name = match &choice.kind {
+                    ir::ChoiceKind::Enum(domain) => domain.aliases.get(*alias).map(|a| &a.name),
+                    _ => None,
                 };
-                let text = self.loc.one_line(&constraint.origin);
-                let text = text.strip_prefix("requires ").unwrap_or(&text);
-                format!("`requires` of {} is {alias}: {text}", choice.name)
+                self.requires_description(constraint, choice, "is", name, *alias)
             }
             ConstraintSource::Quotient(quotient) => {
                 let quotient = &self.space.quotients[quotient.index()];

@@ -500,6 +500,16 @@ fn syntax_error(
         );
     } else if rest.starts_with("/*") {
         diagnostic = diagnostic.with_note("this block comment is never closed with `*/`");
+    } else if positives.contains(&Rule::truth_op) && rest.starts_with(')') {
+        diagnostic = diagnostic.with_note(
+            "a condition in parentheses is a clause of `require ... (a || b) && (c)` or a side \
+             of `(a) == (b)`; parentheses around it once more are not needed",
+        );
+    } else if (word == "==" || word == "!=") && text[..pos].trim_end().ends_with(')') {
+        diagnostic = diagnostic.with_note(
+            "`(a) == (b)` tests two conditions together and does not chain: write one test \
+             per clause, `((a) == (b)) && ((b) == (c))`",
+        );
     } else if is_keyword(word) && positives.contains(&Rule::ident) {
         diagnostic = diagnostic.with_note(format!(
             "`{word}` is a keyword and cannot be used as a name"

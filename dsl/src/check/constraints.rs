@@ -125,6 +125,26 @@ impl Checker<'_> {
         let (Some(term), Some(universe)) = (term, universe) else {
             return;
         };
+        // The generated choice has an instance per binding of the
+        // quantifiers, and choices take only plain sets.
+        if let Some((var, span)) = scope
+            .vars
+            .iter()
+            .zip(&scope.spans)
+            .find(|(v, _)| !v.set.args.is_empty())
+        {
+            let set = self.space.sets[var.set.set.index()].name.clone();
+            self.error(
+                Diagnostic::error(
+                    "unsupported",
+                    format!("`in {}` quantifies `${}` over the parametrized set `{set}`", list.name.name, var.name),
+                    *span,
+                    format!("`${}` ranges over `{set}(...)`", var.name),
+                )
+                .with_note("`x in list(...)` gets a generated choice per binding of its quantifiers, and choices over parametrized sets are not supported yet: quantify over plain sets"),
+            );
+            return;
+        }
         self.warn_unused(&scope, 0);
         let base = match value {
             ast::Operand::Call(call) => call.name.name.clone(),

@@ -33,7 +33,7 @@ impl Checker<'_> {
         }
         let (object_root, set_root) = (self.space.root(object_set), self.space.root(set.set));
         if object_root != set_root {
-            let names = |id: SetId| self.space.sets[id.index()].name.clone();
+            let names = |id: SetId| self.space.set(id).name.clone();
             self.error(
                 Diagnostic::error(
                     "membership-type",
@@ -81,7 +81,7 @@ impl Checker<'_> {
             });
         }
         if set.args.is_empty() && self.space.is_subset(object_set, set.set) {
-            let names = |id: SetId| self.space.sets[id.index()].name.clone();
+            let names = |id: SetId| self.space.set(id).name.clone();
             self.diagnostics.push(
                 Diagnostic::warning(
                     "membership-known",
@@ -157,7 +157,7 @@ impl Checker<'_> {
         }
         let (root_a, root_b) = (self.space.root(set_a), self.space.root(set_b));
         if root_a != root_b {
-            let names = |id: SetId| self.space.sets[id.index()].name.clone();
+            let names = |id: SetId| self.space.set(id).name.clone();
             self.error(
                 Diagnostic::error(
                     "object-compare",

@@ -14,6 +14,7 @@ const INCLUDED_ONLY: &[&str] = &[
 
 fn main() {
     commute_codegen::compile_or_exit("paper/listing07_ordering.space");
+    commute_codegen::compile_or_exit("gpu/gpu.space");
 
     for corpus in [Path::new("../dsl/tests/pass"), Path::new("corpus")] {
         println!("cargo:rerun-if-changed={}", corpus.display());

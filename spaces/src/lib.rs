@@ -37,6 +37,17 @@ pub mod paper {
     }
 }
 
+/// A space of GPU implementations of linear-algebra kernels
+/// (`gpu/gpu.space`): dimension kinds, order and fusion, tiling, memory
+/// placement and layout, cache directives, thread mapping and transfers
+/// between loop nests, with counters for the device's limits and triggers
+/// that add copies and spills. [`gpu::GpuKernel`] describes a kernel as
+/// data and implements its host.
+pub mod gpu {
+    include!(concat!(env!("OUT_DIR"), "/gpu.rs"));
+    include!("../gpu/host.rs");
+}
+
 /// Small spaces, each exercising a few constructs, that tests run the
 /// engine on (`corpus/` and `dsl/tests/pass/`).
 pub mod corpus {

@@ -278,32 +278,51 @@ impl<B: Backbone> Candidate<B> {
     fn initialize(&mut self, previous: Option<(&Layout, &[u64])>) -> Result<(), DeadEnd> {
         self.fill_domains(previous);
         let layout = Arc::clone(&self.layout);
-        let model = layout.model;
         let mut propagator =
             Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
         propagator.compiled = self.compiled;
-        // Counters read bit planes.
-        propagator.rebuild_planes();
-        // Counters of counters: repeat until stable (the checker rejects
-        // cycles, so this takes at most one pass per level).
-        for _ in 0..=model.choices.len() {
-            let mut changed = false;
-            for (c, choice) in model.choices.iter().enumerate() {
-                if !matches!(choice.kind, ChoiceKind::Counter(_)) {
+        count_all(&mut propagator);
+        propagator.initialize()
+    }
+
+    /// [`Candidate::initialize`] after a trigger callback changed the
+    /// backbone, from the fixpoint `old_words` of the `old` layout: domains
+    /// are carried over and counters recomputed, and only the constraint
+    /// instances that bind a changed object, or read a counter that moved,
+    /// are filtered again. The others read what they read at that
+    /// fixpoint, so filtering them would remove nothing.
+    fn reinitialize(&mut self, old: &Layout, old_words: &[u64]) -> Result<(), DeadEnd> {
+        let changed = self.layout.changed_objects(old);
+        self.fill_domains(Some((old, old_words)));
+        let layout = Arc::clone(&self.layout);
+        let mut propagator =
+            Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
+        propagator.compiled = self.compiled;
+        count_all(&mut propagator);
+        for (c, choice) in layout.model.choices.iter().enumerate() {
+            if !matches!(choice.kind, ChoiceKind::Counter(_)) {
+                continue;
+            }
+            let (shape, old_shape) = (&layout.shapes[c], &old.shapes[c]);
+            for instance in 0..shape.count {
+                let objects = layout.instance_objects(c as u16, instance);
+                if !layout.instance_exists(c as u16, &objects) {
                     continue;
                 }
-                for instance in 0..layout.shapes[c].count {
-                    let objects = layout.instance_objects(c as u16, instance);
-                    if layout.instance_exists(c as u16, &objects) {
-                        changed |= propagator.init_counter(c as u16, &objects);
-                    }
+                let word = shape.base + instance * 2;
+                let now = (propagator.words[word], propagator.words[word + 1]);
+                let before = old
+                    .instance(c as u16, &objects)
+                    .filter(|_| old.instance_exists(c as u16, &objects))
+                    .map(|(i, _)| old_shape.base + i * 2)
+                    .map(|w| (old_words[w], old_words[w + 1]));
+                if before != Some(now) {
+                    let old_min = before.map_or(i64::MIN as u64, |(min, _)| min);
+                    propagator.counter_moved(c as u16, instance, old_min);
                 }
             }
-            if !changed {
-                break;
-            }
         }
-        propagator.initialize()
+        propagator.initialize_touching(&changed)
     }
 
     /// The candidate with every value possible and no propagation, for
@@ -479,7 +498,29 @@ impl<B: Backbone> Candidate<B> {
             if let Some(reasons) = self.reasons.as_mut() {
                 *reasons = vec![NO_REASON; self.layout.instances * VALUE_SLOTS];
             }
-            self.initialize(Some((&layout, &old_words)))?;
+            #[cfg(debug_assertions)]
+            let full = {
+                let mut full = self.clone();
+                full.initialize(Some((&layout, &old_words)))
+                    .map(|()| full.words)
+            };
+            let outcome = self.reinitialize(&layout, &old_words);
+            // The full propagation is the reference for the partial one.
+            #[cfg(debug_assertions)]
+            match (&outcome, &full) {
+                (Ok(()), Ok(words)) => assert!(
+                    *words == self.words,
+                    "filtering the changed objects after a callback reached another fixpoint \
+                     than filtering everything"
+                ),
+                (Err(_), Err(_)) => {}
+                _ => panic!(
+                    "filtering the changed objects after a callback and filtering everything \
+                     disagree on a dead end: {outcome:?} and {:?}",
+                    full.as_ref().map(|_| ())
+                ),
+            }
+            outcome?;
             // Each decision propagates and fires what it makes certain.
             for (decision, by) in decisions {
                 self.apply(&decision).map_err(|mut dead_end| {
@@ -817,6 +858,33 @@ impl<B: Backbone> Candidate<B> {
             _ => vec![format!("{:#x}", action.values)],
         };
         format!("{} = {}", instance.display(model), values.join(" | "))
+    }
+}
+
+/// Computes every counter instance from its inputs; counters of counters
+/// until stable (the checker rejects cycles, so this takes at most one
+/// pass per level).
+fn count_all(propagator: &mut Propagator<'_>) {
+    let layout = propagator.layout;
+    let model = layout.model;
+    // Counters read bit planes.
+    propagator.rebuild_planes();
+    for _ in 0..=model.choices.len() {
+        let mut changed = false;
+        for (c, choice) in model.choices.iter().enumerate() {
+            if !matches!(choice.kind, ChoiceKind::Counter(_)) {
+                continue;
+            }
+            for instance in 0..layout.shapes[c].count {
+                let objects = layout.instance_objects(c as u16, instance);
+                if layout.instance_exists(c as u16, &objects) {
+                    changed |= propagator.init_counter(c as u16, &objects);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
     }
 }
 

@@ -16,6 +16,9 @@ use crate::model::{
 };
 use crate::values::map_mask;
 
+mod changes;
+pub(crate) use changes::ChangedObjects;
+
 /// Why a backbone cannot be laid out for its space.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LayoutError {

@@ -9,6 +9,7 @@ use crate::backbone::ObjectId;
 use crate::binding::{ArgBuf, Binding};
 use crate::model::*;
 use crate::plan::Hold;
+use crate::tables::ChangedObjects;
 use crate::values::Status;
 
 impl<'a> Propagator<'a> {
@@ -21,7 +22,28 @@ impl<'a> Propagator<'a> {
         b: &mut Binding,
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
-        self.for_each_from(vars, b, 0, &[], f)
+        self.for_each_from(vars, b, 0, &[], None, f)
+    }
+
+    /// Calls `f` for every binding over `vars` (from `b`, with nothing
+    /// bound) that binds at least one object of `changed`, once each: the
+    /// bindings whose first changed object is at variable `p`, for each
+    /// `p` in turn.
+    pub(super) fn for_each_touching(
+        &mut self,
+        vars: &'static [VarDef],
+        changed: &ChangedObjects,
+        f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
+    ) -> Flow {
+        let roots = &self.layout.roots;
+        for first in 0..vars.len() {
+            if !changed.touches(roots[vars[first].set as usize]) {
+                continue;
+            }
+            let mut b = Binding::empty();
+            self.for_each_from(vars, &mut b, 0, &[], Some((changed, first)), f)?;
+        }
+        Ok(())
     }
 
     /// Like [`Propagator::for_each`], leaving out the completions where a
@@ -34,7 +56,7 @@ impl<'a> Propagator<'a> {
         holds: &[Hold],
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
-        self.for_each_from(vars, b, 0, holds, f)
+        self.for_each_from(vars, b, 0, holds, None, f)
     }
 
     fn for_each_from(
@@ -43,6 +65,7 @@ impl<'a> Propagator<'a> {
         b: &mut Binding,
         i: usize,
         holds: &[Hold],
+        first_changed: Option<(&ChangedObjects, usize)>,
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         if i == vars.len() {
@@ -77,7 +100,7 @@ impl<'a> Propagator<'a> {
                 && distinct(b, object)
                 && !true_at(self, b)
             {
-                return self.for_each_from(vars, b, i + 1, holds, f);
+                return self.for_each_from(vars, b, i + 1, holds, first_changed, f);
             }
             return Ok(());
         }
@@ -96,7 +119,16 @@ impl<'a> Propagator<'a> {
                 None => others = true,
             }
         }
+        // With `first_changed`: the variables before it bind unchanged
+        // objects, it binds a changed one, the later ones anything.
+        let wanted = first_changed
+            .and_then(|(changed, first)| (i <= first).then_some((changed, i == first)));
         for &object in layout.set_objects(var.set, &args) {
+            if let Some((changed, want)) = wanted {
+                if changed.contains(root, object) != want {
+                    continue;
+                }
+            }
             if screened != 0
                 && layout
                     .position(root, object)
@@ -114,7 +146,7 @@ impl<'a> Propagator<'a> {
             if others && true_at(self, &inner) {
                 continue;
             }
-            self.for_each_from(vars, &mut inner, i + 1, holds, f)?;
+            self.for_each_from(vars, &mut inner, i + 1, holds, first_changed, f)?;
         }
         Ok(())
     }

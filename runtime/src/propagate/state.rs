@@ -16,7 +16,7 @@ use crate::binding::Binding;
 use crate::layout::Layout;
 use crate::model::limits::{MAX_VALUES, MAX_VARS};
 use crate::model::Model;
-use crate::tables::Shape;
+use crate::tables::{ChangedObjects, Shape};
 
 /// What a step of propagation ends in: a dead end stops the propagation.
 pub(super) type Flow = Result<(), DeadEnd>;
@@ -209,6 +209,27 @@ impl<'a> Propagator<'a> {
             self.for_each(def.vars, &mut b, &mut |p, b| p.filter(c as u16, b))?;
         }
         self.run()
+    }
+
+    /// After a new layout of the same candidate, whose domains and
+    /// counters were carried over from a fixpoint of the old one: runs the
+    /// constraint instances that bind an object of `changed` (the others
+    /// read the same facts and domains as at that fixpoint; counters
+    /// that moved are queued by the caller), then the queue.
+    pub fn initialize_touching(&mut self, changed: &ChangedObjects) -> Flow {
+        self.rebuild_planes();
+        let model = self.model();
+        for (c, def) in model.constraints.iter().enumerate() {
+            self.for_each_touching(def.vars, changed, &mut |p, b| p.filter(c as u16, b))?;
+        }
+        self.run()
+    }
+
+    /// Queues a counter instance whose range moved while the candidate was
+    /// laid out again (`old` is its minimum before), so that the
+    /// constraints reading it are filtered again.
+    pub fn counter_moved(&mut self, choice: u16, instance: usize, old: u64) {
+        self.enqueue(choice, instance, old);
     }
 
     /// Propagates until no domain changes.

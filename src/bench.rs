@@ -1,15 +1,19 @@
 //! `commute bench`: engine figures on the bundled spaces (the paper's
-//! ordering space, the loop space of the gemm example), measured in one run.
+//! ordering space, the loop space of the gemm example, the GPU space on a
+//! matrix product), measured in one run, and the GPU space's size on each
+//! of its kernels.
 
 use std::time::{Duration, Instant};
 
-use crate::digest::{loop_tables, ordering_tables, with_model, Tables};
+use crate::digest::{gpu_tables, loop_tables, ordering_tables, with_model, Tables};
 use commute_loops::frontend::read_kernel;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone as LoopBackbone;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_runtime::descent::random_descent;
+use commute_runtime::estimate;
 use commute_runtime::{Backbone, Candidate};
+use commute_spaces::gpu::{self, GpuKernel};
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -31,13 +35,24 @@ pub struct Engine {
     pub initial_propagation_milliseconds: f64,
 }
 
-/// What one run measured: the paper's ordering space, then the loop
-/// space of the bundled gemm example, then code generation.
+/// The estimated size of the GPU space on one kernel.
+#[derive(Debug, serde::Serialize)]
+pub struct GpuSize {
+    pub kernel: String,
+    pub choice_instances: usize,
+    pub estimate: estimate::Estimate,
+}
+
+/// What one run measured: the paper's ordering space, the loop space of
+/// the bundled gemm example, the GPU space on a matrix product and its
+/// size on each kernel, then code generation.
 #[derive(Debug, serde::Serialize)]
 pub struct Report {
     #[serde(flatten)]
     pub ordering: Engine,
     pub loops: Engine,
+    pub gpu: Engine,
+    pub gpu_sizes: Vec<GpuSize>,
     pub codegen_space: String,
     pub codegen_milliseconds: f64,
     pub seed: u64,
@@ -112,10 +127,17 @@ pub fn run(options: &Options) -> Result<Report, String> {
             )?,
         ),
     };
+    let gpu = gpu_engine(gpu::Backbone(GpuKernel::matmul(1024, 1024, 1024)), options)?;
+    let gpu_sizes = gpu_kernels()
+        .into_iter()
+        .map(|kernel| gpu_size(kernel, options))
+        .collect::<Result<_, _>>()?;
     let (codegen_space, codegen) = codegen_time()?;
     Ok(Report {
         ordering,
         loops,
+        gpu,
+        gpu_sizes,
         codegen_space,
         codegen_milliseconds: codegen.as_secs_f64() * 1e3,
         seed: options.seed,
@@ -140,6 +162,46 @@ fn loop_engine<B: Backbone>(backbone: B, options: &Options) -> Result<Engine, St
         &DECISION_PRIORITY,
         options,
     )
+}
+
+fn gpu_engine<B: Backbone>(backbone: B, options: &Options) -> Result<Engine, String> {
+    let model = gpu_tables(options.tables)?;
+    engine(
+        "spaces/gpu/gpu.space",
+        "matmul 1024 x 1024 x 1024".to_string(),
+        || {
+            Candidate::new(with_model(backbone.clone(), model, options.tables))
+                .map_err(|e| e.to_string())
+        },
+        gpu::MODEL.default_priority,
+        options,
+    )
+}
+
+/// The kernels the GPU space's host describes, at the sizes its tests use.
+fn gpu_kernels() -> Vec<GpuKernel> {
+    vec![
+        GpuKernel::axpy(1 << 20),
+        GpuKernel::matvec(4096, 4096),
+        GpuKernel::matmul(1024, 1024, 1024),
+        GpuKernel::chained_matmul(1024, 1024, 1024, 256),
+    ]
+}
+
+/// Knuth's estimate of the GPU space's leaves on `kernel` (100 probes, or
+/// as many as the run's seconds allow, two at least).
+fn gpu_size(kernel: GpuKernel, options: &Options) -> Result<GpuSize, String> {
+    let name = kernel.name.clone();
+    let model = gpu_tables(options.tables)?;
+    let root = Candidate::new(with_model(gpu::Backbone(kernel), model, options.tables))
+        .map_err(|e| format!("the GPU space on {name}: {e}"))?;
+    let probes = estimate::Options::new(gpu::MODEL.default_priority, 100, options.seed)
+        .with_time_limit(Duration::from_secs_f64(options.seconds));
+    Ok(GpuSize {
+        kernel: name,
+        choice_instances: root.instances(&[]).len(),
+        estimate: estimate::knuth(&root, &probes),
+    })
 }
 
 /// The backbone of a bundled example (`examples/NAME`).
@@ -184,8 +246,21 @@ fn codegen_time() -> Result<(String, Duration), String> {
 }
 
 pub fn print(report: &Report) {
-    for engine in [&report.ordering, &report.loops] {
+    for engine in [&report.ordering, &report.loops, &report.gpu] {
         print_engine(engine, report.seed);
+    }
+    say!("GPU space sizes (Knuth's estimate, seed {})", report.seed);
+    for size in &report.gpu_sizes {
+        say!(
+            "  {:<16} {:>6} instances  {:>10.3e} leaves [{:.3e}, {:.3e}]  {:>5.1} % dead ends  ({} probes)",
+            size.kernel,
+            size.choice_instances,
+            size.estimate.mean,
+            size.estimate.low,
+            size.estimate.high,
+            size.estimate.dead_end_rate * 100.0,
+            size.estimate.samples
+        );
     }
     say!(
         "code generation for {} {:>8.2} ms (read, check, generate; best of 5)",

@@ -179,6 +179,15 @@ pub fn loop_tables(tables: Tables) -> Result<&'static Model, String> {
     tables.of(&commute_loops::space::MODEL, &dir, "loops/loops.space")
 }
 
+/// The tables of the GPU space.
+pub fn gpu_tables(tables: Tables) -> Result<&'static Model, String> {
+    tables.of(
+        &commute_spaces::gpu::MODEL,
+        commute_spaces::package_dir(),
+        "gpu/gpu.space",
+    )
+}
+
 type OrderingRoot = Candidate<WithModel<ordering::Backbone<ordering::Chain>>>;
 
 fn ordering_root(

@@ -137,6 +137,17 @@ fn bench_reports_engine_figures_as_json() {
         .as_str()
         .is_some_and(|s| s.ends_with("listing07_ordering.space")));
     assert_eq!(report["loops"]["backbone"], "examples/gemm.c");
+    assert!(report["gpu"]["space"]
+        .as_str()
+        .is_some_and(|s| s.ends_with("gpu/gpu.space")));
+    assert!(report["gpu"]["decisions"].as_u64().is_some_and(|d| d > 0));
+    let sizes = report["gpu_sizes"]
+        .as_array()
+        .expect("a size per GPU kernel");
+    assert_eq!(sizes.len(), 4);
+    assert!(sizes
+        .iter()
+        .all(|s| s["estimate"]["mean"].as_f64().is_some_and(|m| m >= 1.0)));
     assert!(report["loops"]["descents"]
         .as_u64()
         .is_some_and(|d| d >= 10));

@@ -42,6 +42,10 @@ pub(crate) struct Plans {
     pub counter_reads: Vec<Vec<CounterRead>>,
     /// Per counter, how it is counted over bitsets, if it can be.
     pub counter_plans: Vec<Option<CounterPlan>>,
+    /// Per constraint, its property literals as holds with nothing bound:
+    /// filtering every instance of a constraint (at the root, after a
+    /// callback) leaves out the bindings where one holds.
+    pub initial_holds: Vec<Vec<Hold>>,
 }
 
 impl Plans {
@@ -54,6 +58,7 @@ impl Plans {
             visits,
             counter_reads: counters::counter_reads(tables),
             counter_plans: counters::counter_plans(tables),
+            initial_holds: visits::initial_holds(tables),
         }
     }
 }

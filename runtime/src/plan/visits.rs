@@ -112,6 +112,22 @@ fn hold(tables: &Tables, vars: &[VarDef], literal: &'static Literal, bound: u32)
     Some(Hold { last, literal, row })
 }
 
+/// Per constraint, the holds of its property literals with no variable
+/// bound before enumerating.
+pub(super) fn initial_holds(tables: &Tables) -> Vec<Vec<Hold>> {
+    tables
+        .model
+        .constraints
+        .iter()
+        .map(|def| {
+            def.literals
+                .iter()
+                .filter_map(|literal| hold(tables, def.vars, literal, 0))
+                .collect()
+        })
+        .collect()
+}
+
 /// The variables a literal reads, as a mask.
 fn literal_vars(literal: &Literal) -> u32 {
     fn mask(args: &[Var]) -> u32 {

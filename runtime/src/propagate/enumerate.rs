@@ -28,11 +28,13 @@ impl<'a> Propagator<'a> {
     /// Calls `f` for every binding over `vars` (from `b`, with nothing
     /// bound) that binds at least one object of `changed`, once each: the
     /// bindings whose first changed object is at variable `p`, for each
-    /// `p` in turn.
+    /// `p` in turn; those where a literal of `holds` is certainly true are
+    /// left out, as by [`Propagator::for_each_unless`].
     pub(super) fn for_each_touching(
         &mut self,
         vars: &'static [VarDef],
         changed: &ChangedObjects,
+        holds: &[Hold],
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         let roots = &self.layout.roots;
@@ -41,7 +43,7 @@ impl<'a> Propagator<'a> {
                 continue;
             }
             let mut b = Binding::empty();
-            self.for_each_from(vars, &mut b, 0, &[], Some((changed, first)), f)?;
+            self.for_each_from(vars, &mut b, 0, holds, Some((changed, first)), f)?;
         }
         Ok(())
     }

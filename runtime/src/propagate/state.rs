@@ -204,9 +204,11 @@ impl<'a> Propagator<'a> {
     pub fn initialize(&mut self) -> Flow {
         self.rebuild_planes();
         let model = self.model();
+        let layout = self.layout;
         for (c, def) in model.constraints.iter().enumerate() {
             let mut b = Binding::empty();
-            self.for_each(def.vars, &mut b, &mut |p, b| p.filter(c as u16, b))?;
+            let holds = &layout.plans.initial_holds[c];
+            self.for_each_unless(def.vars, &mut b, holds, &mut |p, b| p.filter(c as u16, b))?;
         }
         self.run()
     }
@@ -219,8 +221,12 @@ impl<'a> Propagator<'a> {
     pub fn initialize_touching(&mut self, changed: &ChangedObjects) -> Flow {
         self.rebuild_planes();
         let model = self.model();
+        let layout = self.layout;
         for (c, def) in model.constraints.iter().enumerate() {
-            self.for_each_touching(def.vars, changed, &mut |p, b| p.filter(c as u16, b))?;
+            let holds = &layout.plans.initial_holds[c];
+            self.for_each_touching(def.vars, changed, holds, &mut |p, b| {
+                p.filter(c as u16, b)
+            })?;
         }
         self.run()
     }

@@ -15,6 +15,7 @@ use crate::propagate::{
     emptied_dead_end, read_counter, read_mask, Clause, Dispatch, Propagator, Reason, Scratch,
     NO_REASON, VALUE_SLOTS,
 };
+use crate::tables::{ChangedObjects, Tables};
 
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -291,8 +292,12 @@ impl<B: Backbone> Candidate<B> {
     /// instances that bind a changed object, or read a counter that moved,
     /// are filtered again. The others read what they read at that
     /// fixpoint, so filtering them would remove nothing.
-    fn reinitialize(&mut self, old: &Layout, old_words: &[u64]) -> Result<(), DeadEnd> {
-        let changed = self.layout.changed_objects(old);
+    fn reinitialize(
+        &mut self,
+        old: &Layout,
+        old_words: &[u64],
+        changed: &ChangedObjects,
+    ) -> Result<(), DeadEnd> {
         self.fill_domains(Some((old, old_words)));
         let layout = Arc::clone(&self.layout);
         let mut propagator =
@@ -322,7 +327,7 @@ impl<B: Backbone> Candidate<B> {
                 }
             }
         }
-        propagator.initialize_touching(&changed)
+        propagator.initialize_touching(changed)
     }
 
     /// The candidate with every value possible and no propagation, for
@@ -487,40 +492,18 @@ impl<B: Backbone> Candidate<B> {
                 self.fired.push((trigger, objects));
             }
             self.fired.sort();
-            let new_layout = Layout::new(&*self.backbone).map_err(|error| DeadEnd {
+            let tables = Tables::new(&*self.backbone).map_err(|error| DeadEnd {
                 constraint: None,
                 bindings: Vec::new(),
                 emptied: None,
                 message: format!("after a trigger callback: {error}"),
             })?;
-            let old_words = std::mem::replace(&mut self.words, vec![0; new_layout.words]);
-            self.layout = Arc::new(new_layout);
-            if let Some(reasons) = self.reasons.as_mut() {
-                *reasons = vec![NO_REASON; self.layout.instances * VALUE_SLOTS];
+            // A callback that added nothing (a value spilled already) keeps
+            // the layout and the vector.
+            let changed = tables.changed_objects(&layout);
+            if !changed.is_empty() {
+                self.relayout(Layout::from_tables(tables), &changed)?;
             }
-            #[cfg(debug_assertions)]
-            let full = {
-                let mut full = self.clone();
-                full.initialize(Some((&layout, &old_words)))
-                    .map(|()| full.words)
-            };
-            let outcome = self.reinitialize(&layout, &old_words);
-            // The full propagation is the reference for the partial one.
-            #[cfg(debug_assertions)]
-            match (&outcome, &full) {
-                (Ok(()), Ok(words)) => assert!(
-                    *words == self.words,
-                    "filtering the changed objects after a callback reached another fixpoint \
-                     than filtering everything"
-                ),
-                (Err(_), Err(_)) => {}
-                _ => panic!(
-                    "filtering the changed objects after a callback and filtering everything \
-                     disagree on a dead end: {outcome:?} and {:?}",
-                    full.as_ref().map(|_| ())
-                ),
-            }
-            outcome?;
             // Each decision propagates and fires what it makes certain.
             for (decision, by) in decisions {
                 self.apply(&decision).map_err(|mut dead_end| {
@@ -533,6 +516,40 @@ impl<B: Backbone> Candidate<B> {
                 })?;
             }
         }
+    }
+
+    /// Lays the candidate out again as `new_layout` (whose objects of
+    /// `changed` differ from the current layout's) and propagates what
+    /// changed (see [`Candidate::reinitialize`]).
+    fn relayout(&mut self, new_layout: Layout, changed: &ChangedObjects) -> Result<(), DeadEnd> {
+        let layout = std::mem::replace(&mut self.layout, Arc::new(new_layout));
+        let old_words = std::mem::replace(&mut self.words, vec![0; self.layout.words]);
+        if let Some(reasons) = self.reasons.as_mut() {
+            *reasons = vec![NO_REASON; self.layout.instances * VALUE_SLOTS];
+        }
+        #[cfg(debug_assertions)]
+        let full = {
+            let mut full = self.clone();
+            full.initialize(Some((&layout, &old_words)))
+                .map(|()| full.words)
+        };
+        let outcome = self.reinitialize(&layout, &old_words, changed);
+        // The full propagation is the reference for the partial one.
+        #[cfg(debug_assertions)]
+        match (&outcome, &full) {
+            (Ok(()), Ok(words)) => assert!(
+                *words == self.words,
+                "filtering the changed objects after a callback reached another fixpoint \
+                 than filtering everything"
+            ),
+            (Err(_), Err(_)) => {}
+            _ => panic!(
+                "filtering the changed objects after a callback and filtering everything \
+                 disagree on a dead end: {outcome:?} and {:?}",
+                full.as_ref().map(|_| ())
+            ),
+        }
+        outcome
     }
 
     /// The domain of an instance, read in the order of its objects.

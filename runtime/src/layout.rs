@@ -28,9 +28,13 @@ impl Layout {
     /// properties are computed from the sets), places every choice
     /// instance in the vector, then compiles the plans.
     pub fn new<B: Backbone>(backbone: &B) -> Result<Layout, LayoutError> {
-        let tables = Tables::new(backbone)?;
+        Ok(Layout::from_tables(Tables::new(backbone)?))
+    }
+
+    /// The layout of tables made already: compiles their plans.
+    pub(crate) fn from_tables(tables: Tables) -> Layout {
         let plans = Plans::compile(&tables);
-        Ok(Layout { tables, plans })
+        Layout { tables, plans }
     }
 
     /// Number of instances of a choice.

@@ -224,9 +224,7 @@ impl<'a> Propagator<'a> {
         let layout = self.layout;
         for (c, def) in model.constraints.iter().enumerate() {
             let holds = &layout.plans.initial_holds[c];
-            self.for_each_touching(def.vars, changed, holds, &mut |p, b| {
-                p.filter(c as u16, b)
-            })?;
+            self.for_each_touching(def.vars, changed, holds, &mut |p, b| p.filter(c as u16, b))?;
         }
         self.run()
     }

@@ -35,6 +35,11 @@ impl ChangedObjects {
         self.any.get(root as usize).copied().unwrap_or(false)
     }
 
+    /// Whether no object changed.
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.any.iter().any(|&a| a)
+    }
+
     fn mark(&mut self, root: u16, object: ObjectId) {
         let ids = &mut self.by_root[root as usize];
         if ids.len() <= object as usize {

@@ -179,7 +179,7 @@ fn gpu_engine<B: Backbone>(backbone: B, options: &Options) -> Result<Engine, Str
 }
 
 /// The kernels the GPU space's host describes, at the sizes its tests use.
-fn gpu_kernels() -> Vec<GpuKernel> {
+pub fn gpu_kernels() -> Vec<GpuKernel> {
     vec![
         GpuKernel::axpy(1 << 20),
         GpuKernel::matvec(4096, 4096),

@@ -27,6 +27,7 @@ use commute_runtime::compiled::{Propagators, Tables as TableFilters};
 use commute_runtime::descent::{random_descent, random_descent_backtracking, Descent};
 use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Backbone, Candidate, Model};
+use commute_spaces::gpu;
 use commute_spaces::paper::ordering;
 use commute_spaces::VisitModel;
 use rand::rngs::StdRng;
@@ -261,6 +262,19 @@ pub fn run(scale: usize, tables: Tables, progress: &mut dyn FnMut(&str)) -> Resu
     let sources = commute_spaces::model_sources();
     for ((name, generated, random), (_, path)) in random_paths(tables).into_iter().zip(sources) {
         let model = tables.of(generated, commute_spaces::package_dir(), path)?;
+        if name == "gpu" {
+            // Random facts never describe a kernel (every root is empty):
+            // the kernels its host builds instead.
+            for kernel in crate::bench::gpu_kernels() {
+                let kernel_name = kernel.name.clone();
+                let root = Candidate::new(with_model(gpu::Backbone(kernel), model, tables));
+                add(format!("gpu, {kernel_name}"), &mut |t| match &root {
+                    Ok(root) => t.descend(root, gpu::MODEL.default_priority, 5 * scale, 17, true),
+                    Err(error) => t.refused(&error.to_string()),
+                });
+            }
+            continue;
+        }
         add(format!("{name}, random backbones"), &mut |t| {
             for size in [2u32, 3, 4, 6, 9] {
                 for seed in 0..(2 * scale as u64) {

@@ -46,6 +46,20 @@ pub mod paper {
 pub mod gpu {
     include!(concat!(env!("OUT_DIR"), "/gpu.rs"));
     include!("../gpu/host.rs");
+
+    /// CUDA C lowering of fully decided candidates (`gpu/cuda.rs`):
+    /// [`cuda::lower`] and the PTX check [`cuda::compile_ptx`].
+    pub mod cuda {
+        use super::*;
+        include!("../gpu/cuda.rs");
+    }
+
+    /// Running lowered kernels (`gpu/device.rs`): the [`device::Device`]
+    /// trait, a CPU emulator and a CUDA driver runner, and references.
+    pub mod device {
+        use super::*;
+        include!("../gpu/device.rs");
+    }
 }
 
 /// Small spaces, each exercising a few constructs, that tests run the
@@ -137,7 +151,7 @@ pub mod corpus {
 pub fn bundled_space_files() -> Vec<std::path::PathBuf> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    for dir in ["paper", "corpus", "../dsl/tests/pass"] {
+    for dir in ["paper", "corpus", "gpu", "../dsl/tests/pass"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };
@@ -168,6 +182,7 @@ pub fn models() -> Vec<(&'static str, &'static commute_runtime::Model)> {
         ("divisibility", &corpus::divisibility::MODEL),
         ("every_construct", &corpus::every_construct::MODEL),
         ("object_conditions", &corpus::object_conditions::MODEL),
+        ("gpu", &gpu::MODEL),
     ]
 }
 
@@ -211,6 +226,7 @@ pub fn visit_models(visitor: &mut impl VisitModel) {
         "object_conditions",
         &corpus::object_conditions::MODEL,
     );
+    visitor.visit::<gpu::Propagators>("gpu", &gpu::MODEL);
 }
 
 /// The source file of each space of [`models`], by the same name, relative
@@ -231,6 +247,7 @@ pub fn model_sources() -> Vec<(&'static str, &'static str)> {
         ("divisibility", "corpus/divisibility.space"),
         ("every_construct", "../dsl/tests/pass/every_construct.space"),
         ("object_conditions", "corpus/object_conditions.space"),
+        ("gpu", "gpu/gpu.space"),
     ]
 }
 

@@ -208,11 +208,22 @@ fn a_reduction_on_threads_is_refused() {
     assert!(candidate
         .apply(&kind_of(&kernel, "fma.k1", dim_kind::THREAD))
         .is_err());
-    // The loads of A along k may run on threads: only the accumulation
-    // depends on the order of k.
-    candidate
+    // Nor may the loads of A along k: their values would reach the
+    // accumulation's loop through each thread's private memory, which
+    // other threads cannot read.
+    let dead_end = candidate
         .apply(&kind_of(&kernel, "ld_A.k1", dim_kind::THREAD))
-        .expect("a load along k on threads");
+        .expect_err("a load along k on threads");
+    assert!(
+        dead_end
+            .message
+            .contains("dim_kind($a) is not THREAD || dim_kind($b) is THREAD"),
+        "{dead_end}"
+    );
+    // Along i the load and the product may both run on threads.
+    candidate
+        .apply(&kind_of(&kernel, "ld_A.i1", dim_kind::THREAD))
+        .expect("a load along i on threads");
 }
 
 #[test]

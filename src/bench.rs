@@ -10,7 +10,7 @@ use commute_loops::frontend::read_kernel;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::Backbone as LoopBackbone;
 use commute_loops::space::DECISION_PRIORITY;
-use commute_runtime::descent::random_descent;
+use commute_runtime::descent::{random_descent, Descent};
 use commute_runtime::estimate;
 use commute_runtime::{Backbone, Candidate};
 use commute_spaces::gpu::{self, GpuKernel};
@@ -33,6 +33,48 @@ pub struct Engine {
     pub descents_per_second: f64,
     pub clone_nanoseconds: f64,
     pub initial_propagation_milliseconds: f64,
+    /// Where the dead ends came from, most frequent first (at most
+    /// [`CAUSES_SHOWN`]).
+    pub dead_end_causes: Vec<DeadEndCause>,
+}
+
+/// How many dead ends one cause ended.
+#[derive(Debug, serde::Serialize)]
+pub struct DeadEndCause {
+    /// The failing constraint's place in the space and its text, or what
+    /// else ended the descents (a counter, a trigger callback).
+    pub cause: String,
+    pub dead_ends: usize,
+}
+
+/// Dead-end causes a report keeps.
+const CAUSES_SHOWN: usize = 5;
+
+/// The cause of a dead end, as [`DeadEndCause::cause`] names it.
+fn cause(model: &commute_runtime::Model, dead_end: &commute_runtime::DeadEnd) -> String {
+    if let Some(def) = dead_end
+        .constraint
+        .and_then(|c| model.constraints.get(c as usize))
+    {
+        return format!("{} `{}`", def.origin, def.description);
+    }
+    match &dead_end.emptied {
+        Some(instance) => format!(
+            "{} emptied",
+            model
+                .choices
+                .get(instance.choice as usize)
+                .map_or("an instance", |c| c.name)
+        ),
+        // A callback's refusal or decision: its message starts with the
+        // callback's name and objects; the name is the cause.
+        None => dead_end
+            .message
+            .split(['[', ':'])
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    }
 }
 
 /// The estimated size of the GPU space on one kernel.
@@ -80,13 +122,17 @@ fn engine<B: Backbone>(
     let initial = started.elapsed();
     let mut rng = StdRng::seed_from_u64(options.seed);
     let (mut descents, mut decisions, mut dead_ends) = (0usize, 0usize, 0usize);
+    let mut causes = std::collections::BTreeMap::<String, usize>::new();
     let budget = Duration::from_secs_f64(options.seconds);
     let started = Instant::now();
     while descents < 10 || started.elapsed() < budget {
         let descent = random_descent(&root, priority, &mut rng);
         descents += 1;
         decisions += descent.decisions();
-        dead_ends += usize::from(descent.is_dead_end());
+        if let Descent::DeadEnd { dead_end, .. } = &descent {
+            dead_ends += 1;
+            *causes.entry(cause(root.model(), dead_end)).or_default() += 1;
+        }
     }
     let descent_time = started.elapsed().as_secs_f64();
     let clones = 100_000;
@@ -108,7 +154,19 @@ fn engine<B: Backbone>(
         descents_per_second: descents as f64 / descent_time,
         clone_nanoseconds: clone_time * 1e9 / clones as f64,
         initial_propagation_milliseconds: initial.as_secs_f64() * 1e3,
+        dead_end_causes: top_causes(causes),
     })
+}
+
+/// The most frequent causes, ties in the causes' order.
+fn top_causes(causes: std::collections::BTreeMap<String, usize>) -> Vec<DeadEndCause> {
+    let mut causes: Vec<DeadEndCause> = causes
+        .into_iter()
+        .map(|(cause, dead_ends)| DeadEndCause { cause, dead_ends })
+        .collect();
+    causes.sort_by_key(|c| std::cmp::Reverse(c.dead_ends));
+    causes.truncate(CAUSES_SHOWN);
+    causes
 }
 
 pub fn run(options: &Options) -> Result<Report, String> {
@@ -301,4 +359,7 @@ fn print_engine(report: &Engine, seed: u64) {
         report.dead_ends,
         report.descents
     );
+    for cause in &report.dead_end_causes {
+        say!("    {:>6}  {}", cause.dead_ends, cause.cause);
+    }
 }

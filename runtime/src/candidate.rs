@@ -15,7 +15,8 @@ use crate::propagate::{
     emptied_dead_end, read_counter, read_mask, Clause, Dispatch, Propagator, Reason, Scratch,
     NO_REASON, VALUE_SLOTS,
 };
-use crate::tables::{ChangedObjects, Tables};
+use crate::tables::changes::ChangedObjects;
+use crate::tables::Tables;
 
 /// Why a candidate could not be created.
 #[derive(Clone, Debug, PartialEq, Eq)]

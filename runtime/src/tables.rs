@@ -16,8 +16,7 @@ use crate::model::{
 };
 use crate::values::map_mask;
 
-mod changes;
-pub(crate) use changes::ChangedObjects;
+pub(crate) mod changes;
 
 /// Why a backbone cannot be laid out for its space.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-// CUDA C lowering of fully decided candidates of the GPU space
-// (issue 21, item 3). Included in `commute_spaces::gpu::cuda`.
+// CUDA C lowering of fully decided candidates of the GPU space.
+// Included in `commute_spaces::gpu::cuda`.
 //
 // `lower` reads every decision of a leaf (kinds, sizes, thread mapping,
 // order and fusion, memory placement and layout, cache directives) off the

@@ -1,4 +1,4 @@
-// Running lowered kernels (issue 21, item 3). Included in
+// Running lowered kernels. Included in
 // `commute_spaces::gpu::device`.
 //
 // `Emulated` compiles the CUDA source for the host CPU with clang++ and a

@@ -1,4 +1,4 @@
-//! CUDA C lowering of the GPU space's leaves (issue 21, item 3): seeded
+//! CUDA C lowering of the GPU space's leaves: seeded
 //! descents of the four kernels the host builds, each leaf lowered,
 //! compiled to PTX by clang and some run on the CPU emulator against a
 //! reference computed in Rust; a partial candidate is refused.

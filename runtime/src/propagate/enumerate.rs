@@ -9,7 +9,7 @@ use crate::backbone::ObjectId;
 use crate::binding::{ArgBuf, Binding};
 use crate::model::*;
 use crate::plan::Hold;
-use crate::tables::ChangedObjects;
+use crate::tables::changes::ChangedObjects;
 use crate::values::Status;
 
 impl<'a> Propagator<'a> {

@@ -16,7 +16,8 @@ use crate::binding::Binding;
 use crate::layout::Layout;
 use crate::model::limits::{MAX_VALUES, MAX_VARS};
 use crate::model::Model;
-use crate::tables::{ChangedObjects, Shape};
+use crate::tables::changes::ChangedObjects;
+use crate::tables::Shape;
 
 /// What a step of propagation ends in: a dead end stops the propagation.
 pub(super) type Flow = Result<(), DeadEnd>;

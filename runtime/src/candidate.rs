@@ -503,7 +503,7 @@ impl<B: Backbone> Candidate<B> {
             // the layout and the vector.
             let changed = tables.changed_objects(&layout);
             if !changed.is_empty() {
-                self.relayout(Layout::from_tables(tables), &changed)?;
+                self.relayout(Layout::relaid(tables), &changed)?;
             }
             // Each decision propagates and fires what it makes certain.
             for (decision, by) in decisions {

@@ -28,12 +28,16 @@ impl Layout {
     /// properties are computed from the sets), places every choice
     /// instance in the vector, then compiles the plans.
     pub fn new<B: Backbone>(backbone: &B) -> Result<Layout, LayoutError> {
-        Ok(Layout::from_tables(Tables::new(backbone)?))
+        let tables = Tables::new(backbone)?;
+        let plans = Plans::compile(&tables, true);
+        Ok(Layout { tables, plans })
     }
 
-    /// The layout of tables made already: compiles their plans.
-    pub(crate) fn from_tables(tables: Tables) -> Layout {
-        let plans = Plans::compile(&tables);
+    /// The layout of a candidate laid out again after a trigger callback,
+    /// from its new tables: plans without skip sets (see
+    /// [`Plans::compile`]).
+    pub(crate) fn relaid(tables: Tables) -> Layout {
+        let plans = Plans::compile(&tables, false);
         Layout { tables, plans }
     }
 

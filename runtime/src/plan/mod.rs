@@ -49,9 +49,12 @@ pub(crate) struct Plans {
 }
 
 impl Plans {
-    /// Compiles every plan of the backbone laid out in `tables`.
-    pub(crate) fn compile(tables: &Tables) -> Plans {
-        let visits = visits::visits(tables);
+    /// Compiles every plan of the backbone laid out in `tables`. Without
+    /// `with_skips`, visits have no skip sets (they cost more to compute
+    /// than they save on a layout that lives for a few decisions: one
+    /// laid out again after a trigger callback).
+    pub(crate) fn compile(tables: &Tables, with_skips: bool) -> Plans {
+        let visits = visits::visits(tables, with_skips);
         let runs = runs::runs(tables, &visits);
         Plans {
             runs,

@@ -149,8 +149,8 @@ fn literal_vars(literal: &Literal) -> u32 {
     }
 }
 
-/// The visits of every choice.
-pub(super) fn visits(tables: &Tables) -> Vec<Vec<Visit>> {
+/// The visits of every choice, with their skip sets when `with_skips`.
+pub(super) fn visits(tables: &Tables, with_skips: bool) -> Vec<Vec<Visit>> {
     let model = tables.model;
     (0..model.choices.len())
         .map(|choice| {
@@ -213,7 +213,7 @@ pub(super) fn visits(tables: &Tables) -> Vec<Vec<Visit>> {
                     literals.push(clause.literal);
                 }
             }
-            for visit in &mut out {
+            for visit in out.iter_mut().filter(|_| with_skips) {
                 visit.skip = skips(tables, choice, visit);
                 visit.checked =
                     visit.plan.is_none() && !matches!(visit.fallback, Fallback::Generic);

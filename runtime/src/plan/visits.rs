@@ -213,10 +213,12 @@ pub(super) fn visits(tables: &Tables, with_skips: bool) -> Vec<Vec<Visit>> {
                     literals.push(clause.literal);
                 }
             }
-            for visit in out.iter_mut().filter(|_| with_skips) {
-                visit.skip = skips(tables, choice, visit);
-                visit.checked =
-                    visit.plan.is_none() && !matches!(visit.fallback, Fallback::Generic);
+            if with_skips {
+                for visit in &mut out {
+                    visit.skip = skips(tables, choice, visit);
+                    visit.checked =
+                        visit.plan.is_none() && !matches!(visit.fallback, Fallback::Generic);
+                }
             }
             for i in 1..out.len() {
                 let (first, second) = (&out[i - 1], &out[i]);

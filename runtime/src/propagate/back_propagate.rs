@@ -122,19 +122,17 @@ impl<'a> Propagator<'a> {
         }
         let mut parts = Vec::new();
         let total = self.compute_counter(choice, params, Some(&mut parts));
-        // A sum's exact bounds, wider than i64: the counter saturates, and
-        // what the other increments may add must not be taken from a
-        // saturated total.
-        let exact = (def.op == CounterOp::Sum).then(|| {
-            let base = match &def.base {
-                Some(base) => self.term_range(base, &param_binding(params)),
-                None => Range { min: 0, max: 0 },
-            };
-            parts.iter().fold(
-                (i128::from(base.min), i128::from(base.max)),
-                |(lo, hi), (_, c, _, _)| (lo + i128::from(c.min), hi + i128::from(c.max)),
-            )
-        });
+        // A sum's exact bounds, wider than i64 (for `sum` counters): the
+        // counter saturates, and what the other increments may add must not
+        // be taken from a saturated total.
+        let base = match &def.base {
+            Some(base) => self.term_range(base, &param_binding(params)),
+            None => Range { min: 0, max: 0 },
+        };
+        let (lo, hi) = parts.iter().fold(
+            (i128::from(base.min), i128::from(base.max)),
+            |(lo, hi), (_, c, _, _)| (lo + i128::from(c.min), hi + i128::from(c.max)),
+        );
         let clamp = |v: i128| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
         // A bound at the end of i64 is a saturated range: no bound at all.
         let (min_bound, max_bound) = (
@@ -152,13 +150,12 @@ impl<'a> Propagator<'a> {
         for (b, c, status, inc) in parts {
             // What this increment may contribute, the others being as loose
             // as they are now.
-            let allowed = match (def.op, exact) {
-                (CounterOp::Sum, Some((lo, hi))) => Range {
+            let allowed = match def.op {
+                CounterOp::Sum => Range {
                     min: clamp(min_bound - (hi - i128::from(c.max))),
                     max: clamp(max_bound - (lo - i128::from(c.min))),
                 },
-                (CounterOp::Sum, None) => continue,
-                (CounterOp::Mul, _) => {
+                CounterOp::Mul => {
                     // Only for non-negative factors: divide by the others.
                     if total.min < 0 || c.min <= 0 || inc.min < 0 {
                         continue;

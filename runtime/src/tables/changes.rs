@@ -53,9 +53,10 @@ impl ChangedObjects {
 impl Tables {
     /// The objects of these tables that `old` (the same backbone before a
     /// callback changed it) did not have, that are gone, or whose facts
-    /// differ: a member added to or removed from a set (with the set's
-    /// arguments), or a property value that differs on a tuple of objects
-    /// both tables have (with every object of the tuple).
+    /// differ: a member added to or removed from a set whose arguments
+    /// both tables have (a constraint instance reading that membership
+    /// binds the member), or a property value that differs on a tuple of
+    /// objects both tables have (with every object of the tuple).
     pub(crate) fn changed_objects(&self, old: &Tables) -> ChangedObjects {
         let sets = self.model.sets.len();
         let mut changed = ChangedObjects {

@@ -11,8 +11,8 @@ use commute_loops::space::names::Names;
 use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{
-    accumulate, dim_kind, follows_the_point, order, schedule, shift, skew, tile_size, Backbone,
-    StatementsId,
+    accumulate, dim_kind, follows_the_point, order, pack, schedule, shift, skew, tile_size,
+    Backbone, StatementsId,
 };
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
@@ -93,6 +93,7 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
         (dim_kind::CHOICE, "dim_kind"),
         (schedule::CHOICE, "schedule"),
         (accumulate::CHOICE, "accumulate"),
+        (pack::CHOICE, "pack"),
         (skew::CHOICE, "skew"),
         (shift::CHOICE, "shift"),
         (tile_size::CHOICE, "tile_size"),

@@ -70,6 +70,7 @@ fn original_tree(kernel: &Kernel) -> Schedule {
                         kind: Kind::Sequential,
                         dynamic: false,
                         accumulating: Vec::new(),
+                        packs: Vec::new(),
                         body: children(kernel, Some(LoopId(l))),
                     }),
                 ));
@@ -117,8 +118,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // dynamically, sequential loops holding accumulators, of them those
     // holding a tile's elements in an array, candidates with a skewed
     // loop, of them those with a skewed loop outside its base, candidates
-    // with a loop shifted in a fusion.
-    let mut features = [0usize; 18];
+    // with a loop shifted in a fusion, loops packing an operand.
+    let mut features = [0usize; 19];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -219,6 +220,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                             .any(|&s| block(&kernel, l, s).is_some_and(|b| !b.is_empty())),
                 );
                 features[11] += usize::from(l.kind == Kind::Collapsed);
+                features[18] += usize::from(!l.packs.is_empty());
                 features[12] += usize::from(l.dynamic);
             }
             for l in loops {
@@ -240,7 +242,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
          triangular interchanged, unequal loops fused candidates, parallel and vector \
          loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
          accumulating, of them into a tile's elements, skewed, of them with a skewed \
-         loop outside its base, shifted: {features:?}"
+         loop outside its base, shifted, packing: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -349,6 +351,7 @@ fn the_interpreter_sees_illegal_trees() {
             kind,
             dynamic: false,
             accumulating: Vec::new(),
+            packs: Vec::new(),
             body,
         })
     };
@@ -410,6 +413,7 @@ fn the_interpreter_runs_reductions_in_any_order_and_sees_their_races() {
             kind,
             dynamic: false,
             accumulating: Vec::new(),
+            packs: Vec::new(),
             body,
         })
     };
@@ -487,6 +491,7 @@ fn the_interpreter_checks_that_nothing_else_touches_an_accumulated_element() {
             kind: Kind::Sequential,
             dynamic: false,
             accumulating,
+            packs: Vec::new(),
             body,
         })
     };

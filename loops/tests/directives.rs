@@ -674,6 +674,9 @@ fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
             fixes.push(format!("skew({}) = NO", d.0));
+            for a in 0..host.kernel().operands().len() {
+                fixes.push(format!("pack({}, {a}) = NO", d.0));
+            }
         }
         for &a in &dims {
             for &b in &dims {
@@ -793,6 +796,7 @@ fn tree_loop(loops: &[usize], body: Vec<Node>) -> Node {
         kind: Kind::Sequential,
         dynamic: false,
         accumulating: Vec::new(),
+        packs: Vec::new(),
         body,
     })
 }

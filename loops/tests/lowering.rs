@@ -347,6 +347,7 @@ fn an_illegal_candidate_forced_past_the_space_is_caught_by_the_output_check() {
             kind: Kind::Sequential,
             dynamic: false,
             accumulating: Vec::new(),
+            packs: Vec::new(),
             body,
         })
     };
@@ -615,6 +616,102 @@ fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_th
             a.iter().zip(&b).all(|(x, y)| floats_equal(*x, *y, 1e-6)),
             "{file}: other arrays:\n{code}"
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+/// Candidates that pack an operand (gemm's `B` in `k` tiles inside `j`
+/// tiles, the fixed one as the best gemm candidates run it; 2mm's `C`),
+/// and random leaves below each such decision, compile and compute the
+/// original arrays, partial tiles included (the sizes are not multiples
+/// of the tiles).
+#[test]
+fn packed_operands_compile_and_compute_the_original_arrays() {
+    use commute_loops::harness::floats_equal;
+    use commute_loops::space::complete::complete_with_original;
+    use commute_loops::space::names::apply_named_fixes;
+    let cases: [(&str, &[&str], &[&str]); 2] = [
+        (
+            "gemm.c",
+            &[
+                "order(i.tile@S0, i.tile@S1) = BEFORE",
+                "tile_size(i@S1) = 4",
+                "dim_kind(i@S1) = UNROLL",
+                "tile_size(j#2) = 8",
+                "dim_kind(j#2.tile) = PARALLEL",
+                "dim_kind(j#2) = VECTOR",
+                "tile_size(k) = 16",
+                "order(j#2.tile, k.tile) = OUTER",
+                "order(k.tile, i.tile@S1) = OUTER",
+                "order(i@S1, k) = OUTER",
+                "order(k, j#2) = OUTER",
+                "accumulate(k) = YES",
+                "pack(k.tile, B) = YES",
+            ],
+            &[
+                "__typeof__(+B[0][0]) commute_pack0[16][8];",
+                "commute_pack0[k - k_t][j - j_tt] = B[k][j];",
+                "(alpha * A[i][k] * commute_pack0[k - k_t][j - j_tt])",
+            ],
+        ),
+        (
+            "2mm.c",
+            &[
+                "tile_size(k#2) = 4",
+                "tile_size(j#2@S3) = 4",
+                "pack(k#2.tile, C) = YES",
+            ],
+            &["commute_pack0[k - k_tt] = C[k][j];"],
+        ),
+    ];
+    let values = |text: &str| -> Vec<f64> {
+        text.split_whitespace()
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect()
+    };
+    let mut rng = StdRng::seed_from_u64(7);
+    for (n, (file, fixes, expected)) in cases.iter().enumerate() {
+        let path = examples_dir().join(file);
+        let source = std::fs::read_to_string(&path).expect("example");
+        let path = path.display().to_string();
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
+        let mut start = root(&host);
+        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+        apply_named_fixes(&host, &mut start, &fixes).unwrap_or_else(|e| panic!("{e}"));
+        let fixed = complete_with_original(&host, &start.clone().without_explanations())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let dir = scratch(&format!("packs{n}"));
+        let reference = values(&run(&dir, "reference", &reference_code(host.kernel())));
+        assert!(!reference.is_empty());
+        let mut leaves = vec![fixed];
+        while leaves.len() < 4 {
+            if let Descent::Leaf { leaf, .. } = random_descent_backtracking(&start, &[], &mut rng) {
+                leaves.push(leaf);
+            }
+        }
+        for (k, leaf) in leaves.iter().enumerate() {
+            let (schedule, code) = lower(&host, leaf);
+            assert!(
+                schedule.loops().iter().any(|l| !l.packs.is_empty()),
+                "{file}: no packed copy in\n{}",
+                schedule.outline(host.kernel())
+            );
+            if k == 0 {
+                for e in *expected {
+                    assert!(code.contains(e), "{file}: no `{e}` in\n{code}");
+                }
+            }
+            let output = values(&run(&dir, &format!("candidate{k}"), &code));
+            assert!(
+                output.len() == reference.len()
+                    && output
+                        .iter()
+                        .zip(&reference)
+                        .all(|(x, y)| floats_equal(*x, *y, 1e-6)),
+                "{file}: other arrays:\n{}\n{code}",
+                schedule.outline(host.kernel())
+            );
+        }
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -728,3 +728,71 @@ fn wide_vectors_are_offered_only_where_the_target_has_them() {
     apply_named_fixes(&with, &mut root(&with), &["vector_width() = WIDE".into()])
         .expect("wide vectors");
 }
+
+/// A packed copy is offered for arrays the kernel only reads, at tile
+/// dimensions, and holds the points of tiles inside its loop: a copy of
+/// an array the kernel writes, at a point dimension, over a loop that is
+/// not tiled or whose tile loop is inside, or too large, is refused.
+#[test]
+fn packing_is_offered_for_read_only_operands_over_tiles() {
+    let host = example_host("gemm.c");
+    let refused = |fixes: &[&str]| {
+        let error = fix(&host, fixes).expect_err(&format!("{fixes:?} refused"));
+        assert!(error.starts_with("cannot fix `pack("), "{fixes:?}: {error}");
+        error
+    };
+    // `B`'s rows of a `k` tile, columns of a `j` tile outside it.
+    fix(
+        &host,
+        &[
+            "tile_size(k) = 64",
+            "tile_size(j#2) = 16",
+            "order(j#2.tile, k.tile) = OUTER",
+            "pack(k.tile, B) = YES",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let error = fix(&host, &["pack(k.tile, C) = YES"]).expect_err("C is written");
+    assert!(
+        error.contains("`C` is not an array the kernel only reads; those are A, B"),
+        "{error}"
+    );
+    refused(&["pack(k, B) = YES"]);
+    // `j#2` untiled inside: the copy would hold whole rows.
+    refused(&[
+        "tile_size(k) = 64",
+        "tile_size(j#2) = 1",
+        "order(k.tile, j#2) = OUTER",
+        "pack(k.tile, B) = YES",
+    ]);
+    // `j#2`'s tile loop inside: the same.
+    refused(&[
+        "tile_size(k) = 64",
+        "tile_size(j#2) = 16",
+        "order(k.tile, j#2.tile) = OUTER",
+        "pack(k.tile, B) = YES",
+    ]);
+    // 256 x 128 elements, over the limit.
+    let error = refused(&[
+        "tile_size(k) = 256",
+        "tile_size(j#2) = 128",
+        "order(j#2.tile, k.tile) = OUTER",
+        "order(k.tile, j#2) = OUTER",
+        "pack(k.tile, B) = YES",
+    ]);
+    assert!(error.contains("packed_points"), "{error}");
+    // atax's `A[i][j]` packed in `i` tiles inside an unrolled and jammed
+    // `j`: each jammed copy of the statement reads another column.
+    let atax = example_host("atax.c");
+    let jammed = [
+        "tile_size(i@S3) = 8",
+        "tile_size(j#3) = 2",
+        "order(j#3, i.tile@S3) = OUTER",
+        "pack(i.tile@S3, A) = YES",
+    ];
+    fix(&atax, &jammed).unwrap_or_else(|e| panic!("{e}"));
+    let mut unrolled = jammed.to_vec();
+    unrolled.push("dim_kind(j#3) = UNROLL");
+    let error = fix(&atax, &unrolled).expect_err("a copy per jammed column");
+    assert!(error.contains("dim_kind"), "{error}");
+}

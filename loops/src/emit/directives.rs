@@ -62,7 +62,8 @@
 //! the original's, a parallel, vector or unrolled dimension inside a
 //! segment's generated nest, a vector tiled loop, unroll-and-jam of a loop
 //! with inner loops, a triangular segment, a collapsed loop, a reduction
-//! into an array element (its private accumulator is explicit code's).
+//! into an array element (its private accumulator is explicit code's), a
+//! packed operand (its buffer is explicit code's).
 //!
 //! A loop that reduces scalars ([`reduced`]) gets `reduction(+: s)` (or
 //! `*`) on its `parallel for` or `simd`; a dynamic parallel loop gets
@@ -155,6 +156,20 @@ pub fn loop_directives(
                 ));
             }
         }
+    }
+    // Nor is there one that copies an operand into a local buffer.
+    if let Some((l, pack)) = schedule
+        .loops()
+        .into_iter()
+        .find_map(|l| l.packs.first().map(|p| (l, p)))
+    {
+        let read = &kernel.statements[pack.statement.0].reads[pack.read];
+        return fail(format!(
+            "the loop {} packs {} for S{}: explicit code declares its buffer",
+            loop_name(kernel, l.loops[0]),
+            read.name,
+            pack.statement.0
+        ));
     }
     // OpenMP has no directive that skews a loop.
     if let Some(&(s, l, _)) = schedule.skews.first() {

@@ -14,7 +14,9 @@
 //! element (per copy of an unrolled and jammed statement), declared before
 //! the loop and added to the element after it. A sequential loop that
 //! accumulates (scalar replacement) is written the same way, without a
-//! clause.
+//! clause. A tile loop that packs operands declares a local buffer per
+//! operand at the start of its body, fills it over the points of the
+//! tiles inside, and the statement reads the buffer instead.
 
 use std::collections::HashSet;
 
@@ -25,7 +27,7 @@ use crate::frontend::{
 };
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
 use crate::lowering::reductions::{block, reduced};
-use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use crate::lowering::schedule::{Kind, Node, Pack, Part, Schedule, TreeLoop};
 
 /// The whole file, its region replaced by the schedule's loop nest.
 /// `comment` lines go into a comment at the top of the region.
@@ -56,6 +58,9 @@ pub fn explicit_code(
         taken,
         accumulators: Vec::new(),
         fresh: 0,
+        packs: Vec::new(),
+        fresh_packs: 0,
+        problem: None,
         out: String::new(),
     };
     let opening = match kernel.region_kind {
@@ -68,6 +73,9 @@ pub fn explicit_code(
     }
     let header = std::mem::take(&mut writer.out);
     writer.nodes(&schedule.roots, &format!("{indent}  "), &[], &Guards::new());
+    if let Some(problem) = writer.problem.take() {
+        return Err(ScanError(problem));
+    }
     let body = std::mem::take(&mut writer.out);
     // Bounds of interchanged or fused loops take minima, maxima and
     // rounded quotients: macros keep them readable, defined for the
@@ -222,7 +230,22 @@ struct Writer<'a> {
     accumulators: Vec<Accumulator>,
     /// Accumulators declared so far (their names are numbered).
     fresh: usize,
+    /// The packed copies the statements written now read.
+    packs: Vec<PackedCopy>,
+    /// Packed copies declared so far (their names are numbered).
+    fresh_packs: usize,
+    /// Why the code written is wrong, found while writing it.
+    problem: Option<String>,
     out: String,
+}
+
+/// A buffer a statement reads an operand from (see [`Pack`]).
+struct PackedCopy {
+    statement: StatementId,
+    /// The read's C text, as written.
+    read: String,
+    /// What replaces it: the buffer at the points' offsets.
+    element: String,
 }
 
 /// Private accumulators of a statement reduced into an array element by a
@@ -580,6 +603,29 @@ impl Writer<'_> {
                 None => statement.code.trim().to_string(),
             })
             .collect();
+        // Reads of packed operands read their buffers (the innermost
+        // copy of each).
+        let mut texts = texts;
+        let mut replaced: Vec<&str> = Vec::new();
+        for copy in self.packs.iter().rev().filter(|c| c.statement == s) {
+            if replaced.contains(&copy.read.as_str()) {
+                continue;
+            }
+            replaced.push(&copy.read);
+            for text in &mut texts {
+                match replace_access(text, &copy.read, &copy.element) {
+                    Some(replaced) => *text = replaced,
+                    None => {
+                        self.problem.get_or_insert_with(|| {
+                            format!(
+                                "S{} packs `{}` but its code `{text}` does not read it as written",
+                                s.0, copy.read
+                            )
+                        });
+                    }
+                }
+            }
+        }
         let conditions = self.statement_conditions(s, guards);
         let bodies: Vec<String> = texts
             .iter()
@@ -869,6 +915,83 @@ impl Writer<'_> {
         self.line(indent, "}");
     }
 
+    /// A packed copy at the start of a tile loop's body: the buffer,
+    /// declared here (private to the thread running the iteration), filled
+    /// over the points of the tiles inside that the read reads, under the
+    /// statement's conditions here (the loop may run over a hull wider
+    /// than the statement's range); the statement's read is replaced
+    /// below.
+    fn packed_copy(&mut self, pack: &Pack, indent: &str, guards: &Guards) {
+        let s = pack.statement;
+        let access = &self.kernel.statements[s.0].reads[pack.read];
+        let read = self
+            .kernel
+            .source
+            .get(access.span.clone())
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let mut name = format!("commute_pack{}", self.fresh_packs);
+        self.fresh_packs += 1;
+        while self.taken.contains(&name) {
+            name.push('_');
+        }
+        let extents: String = pack.loops.iter().map(|(_, t)| format!("[{t}]")).collect();
+        // Unary plus drops the element's qualifiers (`const double *`
+        // operands): the buffer is written.
+        self.line(
+            indent,
+            &format!("__typeof__(+{}) {name}{extents};", element_of(&read)),
+        );
+        let pushed = self.path.len();
+        let mut headers = Vec::new();
+        for &(x, size) in &pack.loops {
+            let lp = &self.kernel.loops[x.0];
+            let tile = self.term(s, Term::Tile(x));
+            let lower = self.helper(MAX, &tile, &self.affine(s, &lp.lower));
+            let upper = self.helper(MIN, &format!("{tile} + {size}"), &self.affine(s, &lp.upper));
+            let base = &self.point_names[x.0];
+            let variable = if self.in_path(base) {
+                self.unused_variable(base)
+            } else {
+                base.clone()
+            };
+            headers.push(format!(
+                "for (int {variable} = {lower}; {variable} < {upper}; {variable}++)"
+            ));
+            self.path.push(Scope {
+                variable,
+                part: Part::Point,
+                members: vec![(s, x)],
+            });
+        }
+        let element = format!("{name}{}", self.block_index(s, &pack.loops));
+        let reads = |x: LoopId| {
+            access
+                .subscripts
+                .iter()
+                .any(|sub| sub.coefficient(Variable::Iterator(x)) != 0)
+                || mentions(&read, &self.kernel.loops[x.0].iterator)
+        };
+        let body = self.binding(s, &format!("{element} = {read};"), reads);
+        self.path.truncate(pushed);
+        let conditions = self.statement_conditions(s, guards);
+        let copy = format!("{} {{ {body} }}", headers.join(" "));
+        if conditions.is_empty() {
+            self.line(indent, &copy);
+        } else {
+            self.line(
+                indent,
+                &format!("if ({}) {{ {copy} }}", conditions.join(" && ")),
+            );
+        }
+        self.packs.push(PackedCopy {
+            statement: s,
+            read,
+            element,
+        });
+    }
+
     /// The subscripts of a block of accumulators for statement `s`: each
     /// point's offset in its tile (empty for one element).
     fn block_index(&self, s: StatementId, block: &[(LoopId, i64)]) -> String {
@@ -958,7 +1081,18 @@ impl Writer<'_> {
                     l.size
                 );
                 self.pragma(kind, indent, clause);
-                self.counted_loop(indent, &header, &l.body, jams, &guarded);
+                if l.packs.is_empty() {
+                    self.counted_loop(indent, &header, &l.body, jams, &guarded);
+                } else {
+                    self.line(indent, &format!("{header} {{"));
+                    let active = self.packs.len();
+                    for pack in &l.packs {
+                        self.packed_copy(pack, &inner, &guarded);
+                    }
+                    self.nodes(&l.body, &inner, jams, &guarded);
+                    self.packs.truncate(active);
+                    self.line(indent, "}");
+                }
             }
             (Part::Point, Kind::Unroll) if l.size > 1 => {
                 // A tile inside every statement's range is unrolled and
@@ -1161,6 +1295,30 @@ fn statements_of(node: &Node) -> Vec<StatementId> {
         Node::Statement(s) => vec![*s],
         Node::Loop(l) => l.body.iter().flat_map(statements_of).collect(),
     }
+}
+
+/// `text` with every occurrence of the access `access` (`B[k][j]`) that
+/// starts an identifier replaced by `by`; `None` if there is none.
+fn replace_access(text: &str, access: &str, by: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut found = false;
+    while let Some(at) = rest.find(access) {
+        let starts = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+        out.push_str(&rest[..at]);
+        if starts {
+            out.push_str(by);
+            found = true;
+        } else {
+            out.push_str(access);
+        }
+        rest = &rest[at + access.len()..];
+    }
+    out.push_str(rest);
+    found.then_some(out)
 }
 
 /// Whether `text` has `name` as an identifier.

@@ -22,6 +22,10 @@
 //! run is checked against the statement's domain (its loops' bounds and
 //! `if` conditions), which the tree's bounds must enforce; conditions that
 //! read no loop are tested at the statement, as the emitters write them.
+//! A loop that packs operands fills a buffer at the start of each
+//! iteration, as the emitters do, and the statement reads the buffer: a
+//! read the buffer does not hold is an error, and a stale copy gives
+//! other memory.
 
 use std::collections::HashMap;
 
@@ -30,7 +34,7 @@ use crate::frontend::Combiner;
 use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, Term};
 use crate::lowering::reductions::reduced;
-use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use crate::lowering::schedule::{Kind, Node, Pack, Part, Schedule, TreeLoop};
 
 /// An array element: the array's name and its subscripts.
 pub type Element = (String, Vec<i64>);
@@ -59,6 +63,8 @@ pub enum RunError {
     /// A statement runs an instance outside its domain: the tree's
     /// bounds are wrong.
     OutsideDomain(String),
+    /// A statement reads a packed copy at a point it does not hold.
+    Unpacked(String),
 }
 
 /// Runs a schedule with the parameters' values (in the order of
@@ -79,6 +85,7 @@ pub fn run(
         iterators: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
         tiles: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
         memory: HashMap::new(),
+        packs: Vec::new(),
         parallel: Vec::new(),
         executed: 0,
         limit,
@@ -125,6 +132,15 @@ struct Jam {
     count: i64,
 }
 
+/// A packed operand's buffer: the values copied, by the points' offsets
+/// in their tiles.
+struct PackedCopy {
+    statement: usize,
+    read: usize,
+    loops: Vec<LoopId>,
+    values: HashMap<Vec<i64>, u64>,
+}
+
 struct Machine<'a> {
     schedule: &'a Schedule,
     kernel: &'a Kernel,
@@ -140,6 +156,8 @@ struct Machine<'a> {
     iterators: Vec<Vec<Option<i64>>>,
     tiles: Vec<Vec<Option<i64>>>,
     memory: Memory,
+    /// The packed copies filled by the loops around, innermost last.
+    packs: Vec<PackedCopy>,
     parallel: Vec<ParallelScope>,
     executed: usize,
     limit: usize,
@@ -311,7 +329,13 @@ impl<'a> Machine<'a> {
                 scope.iteration = value;
             }
             self.set(l, &members, Some(value));
-            result = self.nodes(&l.body, jams);
+            let active = self.packs.len();
+            result = l
+                .packs
+                .iter()
+                .try_for_each(|pack| self.fill(pack))
+                .and_then(|()| self.nodes(&l.body, jams));
+            self.packs.truncate(active);
             if result.is_err() {
                 break;
             }
@@ -322,6 +346,55 @@ impl<'a> Machine<'a> {
         }
         self.guards.truncate(pushed);
         result
+    }
+
+    /// Fills a packed copy as the emitters do: where the statement runs
+    /// along the loops here, every point of the tiles inside, the read's
+    /// element at each.
+    fn fill(&mut self, pack: &Pack) -> Result<(), RunError> {
+        let s = pack.statement.0;
+        let mut copy = PackedCopy {
+            statement: s,
+            read: pack.read,
+            loops: pack.loops.iter().map(|&(x, _)| x).collect(),
+            values: HashMap::new(),
+        };
+        if self.guarded_in(s)? && self.conditions_hold(s, false)? {
+            let mut ranges = Vec::new();
+            for &(x, size) in &pack.loops {
+                let lp = &self.kernel.loops[x.0];
+                let tile = self.tiles[s][x.0]
+                    .ok_or_else(|| RunError::Unbound("a packed copy outside its tile".into()))?;
+                let low = tile.max(self.eval(s, &lp.lower)?);
+                let high = (tile + size).min(self.eval(s, &lp.upper)?);
+                ranges.push((x, tile, low, high));
+            }
+            let saved = self.iterators[s].clone();
+            let read = &self.kernel.statements[s].reads[pack.read];
+            let total: i64 = ranges.iter().map(|r| (r.3 - r.2).max(0)).product();
+            for index in 0..total {
+                // The point of this index, the last loop fastest.
+                let mut rest = index;
+                let mut offsets = vec![0; ranges.len()];
+                for (k, &(x, tile, low, high)) in ranges.iter().enumerate().rev() {
+                    let value = low + rest % (high - low);
+                    rest /= high - low;
+                    self.iterators[s][x.0] = Some(value);
+                    offsets[k] = value - tile;
+                }
+                let element = self.element(s, &read.name, &read.subscripts)?;
+                self.touch(&element, false, None)?;
+                let value = self
+                    .memory
+                    .get(&element)
+                    .copied()
+                    .unwrap_or_else(|| initial(&element));
+                copy.values.insert(offsets, value);
+            }
+            self.iterators[s] = saved;
+        }
+        self.packs.push(copy);
+        Ok(())
     }
 
     fn leaf(&mut self, s: usize, jams: &[Jam]) -> Result<(), RunError> {
@@ -428,8 +501,31 @@ impl<'a> Machine<'a> {
         let target = self.element(s, &statement.write.name, &statement.write.subscripts)?;
         let mut value = (s as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let mut old = None;
-        for read in &statement.reads {
+        for (index, read) in statement.reads.iter().enumerate() {
             let element = self.element(s, &read.name, &read.subscripts)?;
+            if let Some(copy) = self
+                .packs
+                .iter()
+                .rev()
+                .find(|c| c.statement == s && c.read == index)
+            {
+                let offsets = copy
+                    .loops
+                    .iter()
+                    .map(|x| match (self.iterators[s][x.0], self.tiles[s][x.0]) {
+                        (Some(point), Some(tile)) => Ok(point - tile),
+                        _ => Err(RunError::Unbound("a packed read outside its tile".into())),
+                    })
+                    .collect::<Result<Vec<i64>, RunError>>()?;
+                let x = copy.values.get(&offsets).copied().ok_or_else(|| {
+                    RunError::Unpacked(format!(
+                        "S{s} reads {}{:?} from a packed copy that does not hold it",
+                        element.0, element.1
+                    ))
+                })?;
+                value = value.wrapping_mul(0x0100_0000_01b3).wrapping_add(x) ^ (value >> 29);
+                continue;
+            }
             let of_target = update.is_some() && element == target;
             self.touch(&element, false, of_target.then_some(s))?;
             let x = self

@@ -475,21 +475,25 @@ impl Kernel {
     /// Whether the points of `x`'s tiles may index an array of
     /// accumulators of statement `s`'s reduction (a block held across a
     /// loop outside them, see `lowering::reductions::block`): a sum (the
-    /// array starts at zero), a loop counting up from and to bounds that
-    /// read no other loop (so the points of a tile are a range known
-    /// outside the loops inside the tile), whose iterator no other loop's
-    /// bounds and no condition of `s` read (every point of the range
-    /// updates its element).
+    /// array starts at zero) over a loop whose tiles' points are a range
+    /// known outside them ([`Kernel::independent_range`]: every point of
+    /// the range updates its element).
     pub fn blockable(&self, s: StatementId, x: LoopId) -> bool {
-        let (Some(update), Some(statement), Some(lp)) = (
-            self.reduction(s),
-            self.statements.get(s.0),
-            self.loops.get(x.0),
-        ) else {
+        self.reduction(s)
+            .is_some_and(|update| update.combiner == Combiner::Sum)
+            && self.independent_range(s, x)
+    }
+
+    /// Whether loop `x` of statement `s` counts up from and to bounds
+    /// that read no other loop, and no other loop's bounds and no
+    /// condition of `s` read its iterator: the points of one of its tiles
+    /// are a range known outside the loops inside the tile, every point of
+    /// which runs `s`.
+    pub fn independent_range(&self, s: StatementId, x: LoopId) -> bool {
+        let (Some(statement), Some(lp)) = (self.statements.get(s.0), self.loops.get(x.0)) else {
             return false;
         };
-        update.combiner == Combiner::Sum
-            && lp.direction == Direction::Up
+        lp.direction == Direction::Up
             && !lp.lower.reads_iterators()
             && !lp.upper.reads_iterators()
             && statement.loops.contains(&x)
@@ -504,6 +508,39 @@ impl Kernel {
                 .guards
                 .iter()
                 .any(|g| g.coefficient(Variable::Iterator(x)) != 0)
+    }
+
+    /// The arrays some statement reads and none writes, nor memory they
+    /// may share, in order of first read: what a loop may copy into a
+    /// local buffer.
+    pub fn operands(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for statement in &self.statements {
+            for read in &statement.reads {
+                let written = self
+                    .statements
+                    .iter()
+                    .any(|t| self.may_alias(&t.write.name, &read.name));
+                if !read.subscripts.is_empty() && !written && !out.contains(&read.name) {
+                    out.push(read.name.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The index among statement `s`'s reads of its one read of the
+    /// operand `array`; `None` if it reads it (or memory it may share)
+    /// not exactly once.
+    pub fn single_read(&self, s: StatementId, array: &str) -> Option<usize> {
+        let statement = self.statements.get(s.0)?;
+        let mut reads = statement
+            .reads
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| self.may_alias(&r.name, array));
+        let (index, read) = reads.next()?;
+        (read.name == array && reads.next().is_none()).then_some(index)
     }
 
     /// Whether a statement's target reads a loop's iterator.

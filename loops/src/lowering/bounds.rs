@@ -757,6 +757,7 @@ mod tests {
                 kind: Kind::Sequential,
                 dynamic: false,
                 accumulating: Vec::new(),
+                packs: Vec::new(),
                 body,
             })];
         }

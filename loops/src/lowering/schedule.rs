@@ -20,7 +20,8 @@ use crate::analysis::skew::Skew;
 use crate::frontend::{Kernel, LoopId, StatementId};
 use crate::space::host::{Dimension, KernelHost};
 use crate::space::{
-    accumulate, dim_kind, order, schedule, shift, skew, tile_size, Backbone, StatementsId,
+    accumulate, dim_kind, order, pack, schedule, shift, skew, tile_size, Backbone, Host,
+    StatementsId,
 };
 
 /// How a loop of the tree runs.
@@ -72,8 +73,27 @@ pub struct TreeLoop {
     /// local accumulators while this sequential loop runs (scalar
     /// replacement); parallel and vector loops reduce without being asked.
     pub accumulating: Vec<StatementId>,
+    /// The operands copied into local buffers at the start of each
+    /// iteration (packing).
+    pub packs: Vec<Pack>,
     /// What runs inside, in order.
     pub body: Vec<Node>,
+}
+
+/// An operand a statement reads, copied into a contiguous local buffer at
+/// the start of each iteration of a loop (the space's `pack`): the buffer
+/// holds what the statement reads of it in that iteration, indexed by the
+/// points of the tiles inside the loop that the read's subscripts read,
+/// each point's offset in its tile. The statement then reads the buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pack {
+    /// The statement that reads the operand.
+    pub statement: StatementId,
+    /// The read, by its index among the statement's reads.
+    pub read: usize,
+    /// The loops whose points index the buffer, outermost first, with
+    /// their tile sizes (the buffer's extents).
+    pub loops: Vec<(LoopId, i64)>,
 }
 
 impl TreeLoop {
@@ -195,6 +215,10 @@ impl Decided<'_> {
         Ok(self.single(accumulate::CHOICE, vec![d])?.0 == accumulate::YES)
     }
 
+    fn packs(&self, d: u32, a: u32) -> Result<bool, ScheduleError> {
+        Ok(self.single(pack::CHOICE, vec![d, a])?.0 == pack::YES)
+    }
+
     fn dynamic(&self, d: u32) -> Result<bool, ScheduleError> {
         Ok(self.single(schedule::CHOICE, vec![d])?.0 == schedule::DYNAMIC)
     }
@@ -279,7 +303,43 @@ impl Schedule {
             host.dimension(StatementsId(d))
                 .map_or(StatementId(usize::MAX), |x| x.statement)
         };
+        // Per dimension object, the operands its iterations pack: the
+        // loops of the read inside it, their points offsets in the buffer.
+        let mut packs: Vec<Vec<Pack>> = vec![Vec::new(); (objects - n) as usize];
+        for d in n..objects {
+            for a in host.operands() {
+                if !decided.packs(d, a.0)? {
+                    continue;
+                }
+                let (statement, read) = host.packed_read(StatementsId(d), a).ok_or_else(|| {
+                    ScheduleError(format!("pack({d}, {}) is YES, not offered", a.0))
+                })?;
+                let subscripts = &host.kernel().statements[statement.0].reads[read].subscripts;
+                let mut loops = Vec::new();
+                for &x in host.kernel().loops_of(statement) {
+                    let read_here = subscripts
+                        .iter()
+                        .any(|sub| sub.coefficient(crate::frontend::Variable::Iterator(x)) != 0);
+                    let point = host
+                        .dim(Dimension {
+                            statement,
+                            loop_id: x,
+                            tile: false,
+                        })
+                        .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?;
+                    if read_here && decided.order(d, point.0)? == order::OUTER {
+                        loops.push((x, sizes[(point.0 - n) as usize]));
+                    }
+                }
+                packs[(d - n) as usize].push(Pack {
+                    statement,
+                    read,
+                    loops,
+                });
+            }
+        }
         let build = Builder {
+            packs: &packs,
             decided: &decided,
             statement_of: &statement_of,
             n,
@@ -457,6 +517,13 @@ impl Schedule {
                         for s in &l.accumulating {
                             kind.push_str(&format!(" accumulating S{}", s.0));
                         }
+                        for p in &l.packs {
+                            let read = &kernel.statements[p.statement.0].reads[p.read];
+                            kind.push_str(&format!(
+                                " packing {} for S{}",
+                                read.name, p.statement.0
+                            ));
+                        }
                         out.push_str(&format!("{indent}for {}{part}{kind}\n", names.join("=")));
                         walk(schedule, &l.body, kernel, depth + 1, out);
                     }
@@ -471,6 +538,7 @@ impl Schedule {
 
 struct Builder<'a, F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> {
     decided: &'a Decided<'a>,
+    packs: &'a [Vec<Pack>],
     statement_of: &'a G,
     n: u32,
     heads: &'a [u32],
@@ -530,7 +598,12 @@ impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> 
                 }
             }
             accumulating.sort();
+            let packs: Vec<Pack> = merged
+                .iter()
+                .flat_map(|&d| self.packs[(d - self.n) as usize].iter().cloned())
+                .collect();
             nodes.push(Node::Loop(TreeLoop {
+                packs,
                 loops,
                 statements,
                 part,

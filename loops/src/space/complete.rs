@@ -9,7 +9,7 @@ use commute_runtime::{Candidate, Domain, InstanceId};
 use crate::space::host::KernelHost;
 use crate::space::names::Names;
 use crate::space::{
-    accumulate, dim_kind, optimizer, order, schedule, shift, skew, tile_size, vector_width,
+    accumulate, dim_kind, optimizer, order, pack, schedule, shift, skew, tile_size, vector_width,
     Backbone, StatementsId,
 };
 
@@ -29,6 +29,7 @@ pub fn complete_with_original(
         dim_kind::CHOICE,
         schedule::CHOICE,
         accumulate::CHOICE,
+        pack::CHOICE,
         optimizer::CHOICE,
         vector_width::CHOICE,
     ];
@@ -74,6 +75,7 @@ pub fn original_value(
         dim_kind::CHOICE => dim_kind::SEQUENTIAL,
         schedule::CHOICE => schedule::STATIC,
         accumulate::CHOICE => accumulate::NO,
+        pack::CHOICE => pack::NO,
         skew::CHOICE => skew::NO,
         shift::CHOICE => shift::NO,
         optimizer::CHOICE => optimizer::NONE,

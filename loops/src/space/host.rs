@@ -14,7 +14,7 @@ use crate::analysis::fusion::Fusion;
 use crate::analysis::shift::{shifted, shifts};
 use crate::analysis::skew::{skewed, skews, Skew};
 use crate::frontend::{Kernel, LoopId, StatementId, Variable};
-use crate::space::{order, DepsId, Host, StatementsId};
+use crate::space::{order, DepsId, Host, OperandsId, StatementsId};
 
 /// Tile sizes offered for a point dimension (1: not tiled).
 const TILE_SIZES: [i64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
@@ -64,6 +64,8 @@ pub struct KernelHost {
     skews: Arc<HashMap<(StatementId, LoopId), Skew>>,
     /// The shifts offered to statements' loops.
     shifts: Arc<HashMap<(StatementId, LoopId), i64>>,
+    /// The arrays of `Operands`, by id ([`Kernel::operands`]).
+    operands: Arc<Vec<String>>,
     /// Whether candidates may be built with Polly (the compiler has it).
     polly: bool,
     /// Whether candidates may prefer 512-bit vectors (the target has them).
@@ -99,6 +101,7 @@ impl KernelHost {
             fusion: Arc::new(Fusion::of(&kernel)),
             skews: Arc::new(skews(&kernel, &deps)),
             shifts: Arc::new(shifts(&deps)),
+            operands: Arc::new(kernel.operands()),
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
             dims: Arc::new(dims),
@@ -241,6 +244,31 @@ impl KernelHost {
             -self.dimension_shift(d)?
         };
         Some((shifted(dependence.distances[p], by), tile))
+    }
+
+    /// The array an object of `Operands` is.
+    pub fn operand(&self, a: OperandsId) -> Option<&str> {
+        self.operands.get(a.0 as usize).map(String::as_str)
+    }
+
+    /// The read a packed copy of operand `a` at tile dimension `d` holds:
+    /// its statement and index among the statement's reads, where
+    /// `packable(d, a)`.
+    pub fn packed_read(&self, d: StatementsId, a: OperandsId) -> Option<(StatementId, usize)> {
+        let dimension = self.dimension(d).filter(|x| x.tile)?;
+        let s = dimension.statement;
+        let index = self.kernel.single_read(s, self.operand(a)?)?;
+        let read = &self.kernel.statements[s.0].reads[index];
+        let statement = &self.kernel.statements[s.0];
+        let ranges = statement.loops.iter().all(|&x| {
+            !read
+                .subscripts
+                .iter()
+                .any(|sub| sub.coefficient(Variable::Iterator(x)) != 0)
+                || self.kernel.independent_range(s, x)
+        });
+        let conditions = statement.guards.iter().all(|g| !g.reads_iterators());
+        (ranges && conditions).then_some((s, index))
     }
 
     /// The object of a statement, by its index in textual order.
@@ -471,6 +499,10 @@ impl Host for KernelHost {
 
     fn deps(&self) -> Vec<DepsId> {
         (0..self.deps.len() as u32).map(DepsId).collect()
+    }
+
+    fn operands(&self) -> Vec<OperandsId> {
+        (0..self.operands.len() as u32).map(OperandsId).collect()
     }
 
     fn tile_of(&self, d: StatementsId, p: StatementsId) -> bool {
@@ -750,6 +782,30 @@ impl Host for KernelHost {
             && self
                 .kernel
                 .may_alias(&dependence.name, &self.kernel.statements[s.0].write.name)
+    }
+
+    fn packable(&self, d: StatementsId, a: OperandsId) -> bool {
+        self.packed_read(d, a).is_some()
+    }
+
+    fn pack_loop(&self, d: StatementsId, a: OperandsId, e: StatementsId) -> bool {
+        match (self.packed_read(d, a), self.dimension(e)) {
+            (Some((s, _)), Some(e)) => e.statement == s,
+            _ => false,
+        }
+    }
+
+    fn pack_reads(&self, d: StatementsId, a: OperandsId, e: StatementsId) -> bool {
+        match (self.packed_read(d, a), self.dimension(e)) {
+            (Some((s, index)), Some(e)) => {
+                e.statement == s
+                    && self.kernel.statements[s.0].reads[index]
+                        .subscripts
+                        .iter()
+                        .any(|sub| sub.coefficient(Variable::Iterator(e.loop_id)) != 0)
+            }
+            _ => false,
+        }
     }
 
     fn vectorizable(&self, d: StatementsId) -> bool {

@@ -1,7 +1,8 @@
 //! The loop-transformation space of a kernel: the tables and host trait
 //! generated from `loops/loops.space` (decisions: `order`, `dim_kind`,
 //! `tile_size`, `schedule` of parallel loops, `accumulate` (reductions
-//! held in local accumulators), `skew` (a loop's iterator plus a multiple
+//! held in local accumulators), `pack` (operands copied into local
+//! buffers), `skew` (a loop's iterator plus a multiple
 //! of an outer one's), `shift` (a loop run late to be fused), and
 //! `optimizer`, the compiler's Polly or not; legality from the
 //! dependences' per-dimension signs), the
@@ -28,8 +29,8 @@ pub const SOURCE_FILE: &str = "loops/loops/loops.space";
 /// space's decisions: skews and shifts first (they decide which nestings,
 /// tilings and fusions are legal), the loop structure, then how each loop
 /// runs, then tile sizes, then parallel loops' schedules, then
-/// accumulators.
-pub const DECISION_PRIORITY: [u16; 7] = [
+/// accumulators, then packed copies.
+pub const DECISION_PRIORITY: [u16; 8] = [
     skew::CHOICE,
     shift::CHOICE,
     order::CHOICE,
@@ -37,6 +38,7 @@ pub const DECISION_PRIORITY: [u16; 7] = [
     tile_size::CHOICE,
     schedule::CHOICE,
     accumulate::CHOICE,
+    pack::CHOICE,
 ];
 
 /// Whether `choice` is one a tile dimension takes from its point

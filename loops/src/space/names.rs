@@ -4,7 +4,8 @@
 //! dimension, with `#2`, `#3` after an iterator that names several loops
 //! (`j`, `j#2`). A loop around several statements has dimensions for each
 //! (merged in the original program): `i@S0`, `i.tile@S1`; the loop's own
-//! name stands for all of them. Numeric ids are accepted too.
+//! name stands for all of them. Operands are named by their arrays
+//! (`pack(k.tile, B)`). Numeric ids are accepted too.
 
 use std::collections::BTreeSet;
 
@@ -24,6 +25,8 @@ pub struct Names {
     /// The statement each dimension is around, by id (`None` for
     /// statements), whether or not its name says it.
     statements: Vec<Option<u32>>,
+    /// The arrays of `Operands`, by id.
+    operands: Vec<String>,
 }
 
 impl Names {
@@ -84,6 +87,7 @@ impl Names {
             objects,
             groups,
             statements,
+            operands: kernel.operands(),
         }
     }
 
@@ -133,8 +137,32 @@ impl Names {
             return Ok(vec![text.to_string()]);
         }
         let mut arguments: Vec<Vec<u32>> = Vec::new();
-        for name in text[open + 1..close].split(',') {
+        let choice = text[..open].trim();
+        for (k, name) in text[open + 1..close].split(',').enumerate() {
             let name = name.trim();
+            if parameter_set(choice, k) == Some("Operands") {
+                let id = name.parse::<u32>().ok().or_else(|| {
+                    self.operands
+                        .iter()
+                        .position(|a| a == name)
+                        .map(|i| i as u32)
+                });
+                match id {
+                    Some(id) => arguments.push(vec![id]),
+                    None => {
+                        return Err(format!(
+                            "cannot fix `{}`: `{name}` is not an array the kernel only reads; those are {}",
+                            text.trim(),
+                            if self.operands.is_empty() {
+                                "none".to_string()
+                            } else {
+                                self.operands.join(", ")
+                            }
+                        ))
+                    }
+                }
+                continue;
+            }
             match self.ids(name) {
                 Some(ids) => arguments.push(ids),
                 None => {
@@ -169,8 +197,12 @@ impl Names {
         }
         // Dimensions of one statement together, where there are any.
         let same_statement = |ids: &Vec<u32>| {
-            let statements: BTreeSet<u32> =
-                ids.iter().filter_map(|&id| self.statement_of(id)).collect();
+            let statements: BTreeSet<u32> = ids
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| parameter_set(choice, k) != Some("Operands"))
+                .filter_map(|(_, &id)| self.statement_of(id))
+                .collect();
             statements.len() <= 1
         };
         if combinations.len() > 1 && combinations.iter().any(same_statement) {
@@ -283,14 +315,13 @@ impl Names {
     /// dimension by its name, a dependence (`carries($dep, $e)`) by its
     /// number, as the space declares the parameter.
     fn argument(&self, choice: &str, k: usize, id: u32) -> String {
-        let set = MODEL
-            .choices
-            .iter()
-            .find(|c| c.name == choice)
-            .and_then(|c| c.params.get(k))
-            .and_then(|p| MODEL.sets.get(p.set as usize));
-        match set {
-            Some(set) if set.name == "Deps" => format!("dependence {id}"),
+        match parameter_set(choice, k) {
+            Some("Deps") => format!("dependence {id}"),
+            Some("Operands") => self
+                .operands
+                .get(id as usize)
+                .cloned()
+                .unwrap_or_else(|| id.to_string()),
             _ => self.object(id),
         }
     }
@@ -324,6 +355,17 @@ impl Names {
             format!("{}{named}", dead_end.message)
         }
     }
+}
+
+/// The set of the `k`-th parameter of a choice of the space.
+fn parameter_set(choice: &str, k: usize) -> Option<&'static str> {
+    MODEL
+        .choices
+        .iter()
+        .find(|c| c.name == choice)
+        .and_then(|c| c.params.get(k))
+        .and_then(|p| MODEL.sets.get(p.set as usize))
+        .map(|set| set.name)
 }
 
 /// Applies decisions written with names (`dim_kind(j) = PARALLEL`), each

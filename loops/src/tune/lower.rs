@@ -17,8 +17,8 @@ use crate::harness::{
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
 use crate::space::{
-    accumulate, dim_kind, follows_the_point, optimizer, order, schedule, shift, skew, tile_size,
-    vector_width, StatementsId,
+    accumulate, dim_kind, follows_the_point, optimizer, order, pack, schedule, shift, skew,
+    tile_size, vector_width, StatementsId,
 };
 
 /// The form a candidate was written in.
@@ -139,6 +139,7 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
         dim_kind::CHOICE,
         schedule::CHOICE,
         accumulate::CHOICE,
+        pack::CHOICE,
         optimizer::CHOICE,
         vector_width::CHOICE,
     ];

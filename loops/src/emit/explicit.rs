@@ -858,28 +858,7 @@ impl Writer<'_> {
             // A block's elements are combined over the points of its tiles,
             // within the statement's own bounds.
             let pushed = self.path.len();
-            let mut headers = Vec::new();
-            for &(x, size) in &a.block {
-                let lp = &self.kernel.loops[x.0];
-                let tile = self.term(s, Term::Tile(x));
-                let lower = self.helper(MAX, &tile, &self.affine(s, &lp.lower));
-                let upper =
-                    self.helper(MIN, &format!("{tile} + {size}"), &self.affine(s, &lp.upper));
-                let base = &self.point_names[x.0];
-                let variable = if self.in_path(base) {
-                    self.unused_variable(base)
-                } else {
-                    base.clone()
-                };
-                headers.push(format!(
-                    "for (int {variable} = {lower}; {variable} < {upper}; {variable}++)"
-                ));
-                self.path.push(Scope {
-                    variable,
-                    part: Part::Point,
-                    members: vec![(s, x)],
-                });
-            }
+            let headers = self.tile_point_loops(s, &a.block);
             let index = self.block_index(s, &a.block);
             let bodies: Vec<String> = a
                 .names
@@ -944,27 +923,7 @@ impl Writer<'_> {
             &format!("__typeof__(+{}) {name}{extents};", element_of(&read)),
         );
         let pushed = self.path.len();
-        let mut headers = Vec::new();
-        for &(x, size) in &pack.loops {
-            let lp = &self.kernel.loops[x.0];
-            let tile = self.term(s, Term::Tile(x));
-            let lower = self.helper(MAX, &tile, &self.affine(s, &lp.lower));
-            let upper = self.helper(MIN, &format!("{tile} + {size}"), &self.affine(s, &lp.upper));
-            let base = &self.point_names[x.0];
-            let variable = if self.in_path(base) {
-                self.unused_variable(base)
-            } else {
-                base.clone()
-            };
-            headers.push(format!(
-                "for (int {variable} = {lower}; {variable} < {upper}; {variable}++)"
-            ));
-            self.path.push(Scope {
-                variable,
-                part: Part::Point,
-                members: vec![(s, x)],
-            });
-        }
+        let headers = self.tile_point_loops(s, &pack.loops);
         let element = format!("{name}{}", self.block_index(s, &pack.loops));
         let reads = |x: LoopId| {
             access
@@ -990,6 +949,35 @@ impl Writer<'_> {
             read,
             element,
         });
+    }
+
+    /// The headers of loops over the points of statement `s`'s current
+    /// tiles of `loops` (with their sizes), within its own bounds, each
+    /// pushed on the path with a variable that shadows nothing; the caller
+    /// truncates the path after writing their body.
+    fn tile_point_loops(&mut self, s: StatementId, loops: &[(LoopId, i64)]) -> Vec<String> {
+        let mut headers = Vec::new();
+        for &(x, size) in loops {
+            let lp = &self.kernel.loops[x.0];
+            let tile = self.term(s, Term::Tile(x));
+            let lower = self.helper(MAX, &tile, &self.affine(s, &lp.lower));
+            let upper = self.helper(MIN, &format!("{tile} + {size}"), &self.affine(s, &lp.upper));
+            let base = &self.point_names[x.0];
+            let variable = if self.in_path(base) {
+                self.unused_variable(base)
+            } else {
+                base.clone()
+            };
+            headers.push(format!(
+                "for (int {variable} = {lower}; {variable} < {upper}; {variable}++)"
+            ));
+            self.path.push(Scope {
+                variable,
+                part: Part::Point,
+                members: vec![(s, x)],
+            });
+        }
+        headers
     }
 
     /// The subscripts of a block of accumulators for statement `s`: each

@@ -959,6 +959,21 @@ fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The decisions a lowered candidate's comment lists as differing from
+/// the original program.
+fn listed_decisions(code: &str) -> Vec<String> {
+    code.lines()
+        .skip_while(|l| !l.contains("decisions that differ"))
+        .skip(1)
+        .take_while(|l| l.starts_with("/*   "))
+        .map(|l| {
+            l.trim_start_matches("/*   ")
+                .trim_end_matches(" */")
+                .to_string()
+        })
+        .collect()
+}
+
 /// `show` lists the packed copies offered with the operands' names, and a
 /// packed candidate's listed decisions name them too and give it back.
 #[test]
@@ -993,17 +1008,7 @@ fn packed_operands_are_named_by_their_arrays() {
         first.contains("commute_pack0[k - k_t][j - j_tt] = B[k][j];"),
         "{first}"
     );
-    let listed: Vec<String> = first
-        .lines()
-        .skip_while(|l| !l.contains("decisions that differ"))
-        .skip(1)
-        .take_while(|l| l.starts_with("/*   "))
-        .map(|l| {
-            l.trim_start_matches("/*   ")
-                .trim_end_matches(" */")
-                .to_string()
-        })
-        .collect();
+    let listed = listed_decisions(&first);
     let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
     assert_eq!(lower(&listed), first);
 }
@@ -1030,17 +1035,7 @@ fn lower_lists_decisions_that_give_the_candidate_back() {
         stdout
     };
     let first = lower(&fixes.map(String::from));
-    let listed: Vec<String> = first
-        .lines()
-        .skip_while(|l| !l.contains("decisions that differ"))
-        .skip(1)
-        .take_while(|l| l.starts_with("/*   "))
-        .map(|l| {
-            l.trim_start_matches("/*   ")
-                .trim_end_matches(" */")
-                .to_string()
-        })
-        .collect();
+    let listed = listed_decisions(&first);
     assert!(
         !listed.is_empty() && listed.len() <= 6,
         "{listed:?}\n{first}"

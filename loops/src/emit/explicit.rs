@@ -925,13 +925,8 @@ impl Writer<'_> {
         let pushed = self.path.len();
         let headers = self.tile_point_loops(s, &pack.loops);
         let element = format!("{name}{}", self.block_index(s, &pack.loops));
-        let reads = |x: LoopId| {
-            access
-                .subscripts
-                .iter()
-                .any(|sub| sub.coefficient(Variable::Iterator(x)) != 0)
-                || mentions(&read, &self.kernel.loops[x.0].iterator)
-        };
+        let reads =
+            |x: LoopId| access.reads_loop(x) || mentions(&read, &self.kernel.loops[x.0].iterator);
         let body = self.binding(s, &format!("{element} = {read};"), reads);
         self.path.truncate(pushed);
         let conditions = self.statement_conditions(s, guards);

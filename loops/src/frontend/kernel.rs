@@ -253,6 +253,15 @@ pub struct Access {
     pub span: Range<usize>,
 }
 
+impl Access {
+    /// Whether a subscript reads loop `l`'s iterator.
+    pub fn reads_loop(&self, l: LoopId) -> bool {
+        self.subscripts
+            .iter()
+            .any(|a| a.coefficient(Variable::Iterator(l)) != 0)
+    }
+}
+
 /// An assignment: `target op= expression;`.
 ///
 /// One C statement may give several: a chained assignment `a = b = e;`
@@ -545,12 +554,9 @@ impl Kernel {
 
     /// Whether a statement's target reads a loop's iterator.
     pub fn target_reads(&self, statement: StatementId, l: LoopId) -> bool {
-        self.statements.get(statement.0).is_some_and(|s| {
-            s.write
-                .subscripts
-                .iter()
-                .any(|a| a.coefficient(Variable::Iterator(l)) != 0)
-        })
+        self.statements
+            .get(statement.0)
+            .is_some_and(|s| s.write.reads_loop(l))
     }
 
     /// The loops around both statements, outermost first.

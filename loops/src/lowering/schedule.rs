@@ -314,12 +314,9 @@ impl Schedule {
                 let (statement, read) = host.packed_read(StatementsId(d), a).ok_or_else(|| {
                     ScheduleError(format!("pack({d}, {}) is YES, not offered", a.0))
                 })?;
-                let subscripts = &host.kernel().statements[statement.0].reads[read].subscripts;
+                let access = &host.kernel().statements[statement.0].reads[read];
                 let mut loops = Vec::new();
                 for &x in host.kernel().loops_of(statement) {
-                    let read_here = subscripts
-                        .iter()
-                        .any(|sub| sub.coefficient(crate::frontend::Variable::Iterator(x)) != 0);
                     let point = host
                         .dim(Dimension {
                             statement,
@@ -327,7 +324,7 @@ impl Schedule {
                             tile: false,
                         })
                         .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?;
-                    if read_here && decided.order(d, point.0)? == order::OUTER {
+                    if access.reads_loop(x) && decided.order(d, point.0)? == order::OUTER {
                         loops.push((x, sizes[(point.0 - n) as usize]));
                     }
                 }

@@ -258,15 +258,12 @@ impl KernelHost {
         let dimension = self.dimension(d).filter(|x| x.tile)?;
         let s = dimension.statement;
         let index = self.kernel.single_read(s, self.operand(a)?)?;
-        let read = &self.kernel.statements[s.0].reads[index];
         let statement = &self.kernel.statements[s.0];
-        let ranges = statement.loops.iter().all(|&x| {
-            !read
-                .subscripts
-                .iter()
-                .any(|sub| sub.coefficient(Variable::Iterator(x)) != 0)
-                || self.kernel.independent_range(s, x)
-        });
+        let read = &statement.reads[index];
+        let ranges = statement
+            .loops
+            .iter()
+            .all(|&x| !read.reads_loop(x) || self.kernel.independent_range(s, x));
         let conditions = statement.guards.iter().all(|g| !g.reads_iterators());
         (ranges && conditions).then_some((s, index))
     }
@@ -798,11 +795,7 @@ impl Host for KernelHost {
     fn pack_reads(&self, d: StatementsId, a: OperandsId, e: StatementsId) -> bool {
         match (self.packed_read(d, a), self.dimension(e)) {
             (Some((s, index)), Some(e)) => {
-                e.statement == s
-                    && self.kernel.statements[s.0].reads[index]
-                        .subscripts
-                        .iter()
-                        .any(|sub| sub.coefficient(Variable::Iterator(e.loop_id)) != 0)
+                e.statement == s && self.kernel.statements[s.0].reads[index].reads_loop(e.loop_id)
             }
             _ => false,
         }

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Instructions per decision: the difference of the two totals divided
-//! by the decisions printed. The name of a bundled example, such as `gemm`
+//! by the decisions printed. `gpu` is the GPU space on a 1024-cubed
+//! matrix product. The name of a bundled example, such as `gemm`
 //! (the loop space of `examples/gemm.c`), works the same way. Every leaf is hashed, as `commute bench --digest`
 //! does, so that the work cannot be optimized away. A third argument,
 //! `tables`, leaves the space's generated propagators out (the engine's
@@ -23,6 +24,7 @@ use commute_loops::space::DECISION_PRIORITY;
 use commute_runtime::backbone::Interpreted;
 use commute_runtime::descent::{random_descent, Descent};
 use commute_runtime::{Backbone, Candidate};
+use commute_spaces::gpu::{self, GpuKernel};
 use commute_spaces::paper::ordering;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -73,11 +75,22 @@ fn main() {
                 descend(&root, ordering::MODEL.default_priority, descents);
             }
         }
+        "gpu" => {
+            let backbone = gpu::Backbone(GpuKernel::matmul(1024, 1024, 1024));
+            if tables {
+                let root =
+                    Candidate::new(Interpreted(backbone)).expect("the GPU space is not empty");
+                descend(&root, gpu::MODEL.default_priority, descents);
+            } else {
+                let root = Candidate::new(backbone).expect("the GPU space is not empty");
+                descend(&root, gpu::MODEL.default_priority, descents);
+            }
+        }
         name if !name.contains('/') && !name.contains('.') => {
             let path = format!("{}/examples/{name}.c", env!("CARGO_MANIFEST_DIR"));
             let Ok(source) = std::fs::read_to_string(&path) else {
                 eprintln!(
-                    "unknown space `{name}`: ordering, or a bundled example (gemm, jacobi-2d, ...)"
+                    "unknown space `{name}`: ordering, gpu, or a bundled example (gemm, jacobi-2d, ...)"
                 );
                 std::process::exit(2);
             };
@@ -94,7 +107,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown space `{other}`: ordering, or a bundled example (gemm, jacobi-2d, ...)"
+                "unknown space `{other}`: ordering, gpu, or a bundled example (gemm, jacobi-2d, ...)"
             );
             std::process::exit(2);
         }

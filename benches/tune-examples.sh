@@ -22,6 +22,8 @@
 # EXAMPLES (names under examples/, default all), CFLAGS (default
 # "-O3 -march=native"), SIZES (extra -D flags for every build, default
 # none: the examples' own sizes), OUT (default bench-results/tune.md),
+# TUNE_OPTIONS (extra options for every `commute tune`, such as
+# `--no-blocked-start`, default none),
 # KEEP (set to 1 to keep the work directory with every candidate's build,
 # several GB; by default only the logs and tuned sources are kept, next
 # to OUT).
@@ -36,6 +38,7 @@ THREADS=${THREADS:-2}
 RUNS=${RUNS:-5}
 CFLAGS=${CFLAGS:--O3 -march=native}
 SIZES=${SIZES:-}
+TUNE_OPTIONS=${TUNE_OPTIONS:-}
 OUT=${OUT:-bench-results/tune.md}
 EXAMPLES=${EXAMPLES:-$(ls examples/*.c | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')}
 WORK=$(mktemp -d /tmp/commute-tune-bench.XXXXXX)
@@ -131,7 +134,7 @@ for name in $EXAMPLES; do
   pollyp_t=$(build_and_time "$name" polly-parallel clang-22 -fopenmp -mllvm -polly -mllvm -polly-parallel)
   log="$WORK/$name-tune.log"
   # shellcheck disable=SC2086
-  "$COMMUTE" tune "examples/$name.c" $(example_options "$name") "${limit[@]}" --threads "$THREADS" --cc clang-22 \
+  "$COMMUTE" tune "examples/$name.c" $(example_options "$name") $TUNE_OPTIONS "${limit[@]}" --threads "$THREADS" --cc clang-22 \
     --work-dir "$WORK/$name" -o "$WORK/$name.tuned.c" -- $CFLAGS $SIZES $(example_sizes "$name") >"$log" 2>"$log.err" || true
   tuned_t=$(sed -n 's/^best: \([0-9.]*\) s.*/\1/p' "$log")
   evaluations=$(sed -n 's/.* after \([0-9]*\) evaluations.*/\1/p' "$log" | head -n1)

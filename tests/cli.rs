@@ -1797,7 +1797,14 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
     // search starts from the root.
     assert_eq!(stderr.matches("has no Polly").count(), 1, "{stderr}");
     assert!(!stderr.contains("Polly's schedule"), "{stderr}");
+    // The blocked start is evaluated first, Polly or not.
+    assert!(
+        stderr.contains("blocked start: S1: rows i@S1, sum over k, columns j#2"),
+        "{stderr}"
+    );
     let journal = work.join("journal.jsonl");
+    let header = std::fs::read_to_string(&journal).expect("journal");
+    assert!(header.contains("\"blocked_start\":true"), "{header}");
     let baselines = baseline_records(&journal);
     assert_eq!(baselines.len(), 1, "{baselines:?}");
     assert_eq!(baselines[0].0, "plain");

@@ -715,3 +715,64 @@ fn packed_operands_compile_and_compute_the_original_arrays() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// The blocked start `commute tune` evaluates first runs gemm's update as
+/// a block of accumulators (rows of `i` unrolled and jammed, columns of
+/// `j` in vector lanes, the sum over `k` between them, the row tiles in
+/// parallel), blocks each product of 2mm, and computes the original
+/// arrays; a stencil, which sums over no loop, gets no blocked start.
+#[test]
+fn the_blocked_start_blocks_sums_and_computes_the_original_arrays() {
+    use commute_loops::space::names::Names;
+    use commute_loops::tune::blocked_start;
+    let cases: [(&str, &[&str]); 3] = [
+        ("gemm", &["S1: rows i@S1, sum over k, columns j#2"]),
+        (
+            "2mm",
+            &[
+                "S1: rows i@S1, sum over k, columns j@S1",
+                "S3: rows i#2@S3, sum over k#2, columns j#2@S3",
+            ],
+        ),
+        ("jacobi-2d", &[]),
+    ];
+    for (name, expected) in cases {
+        let path = examples_dir().join(format!("{name}.c"));
+        let source = std::fs::read_to_string(&path).expect("example");
+        let path = path.display().to_string();
+        let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
+        let names = Names::new(&host);
+        let start = blocked_start(&host, &root(&host), 2).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Some(start) = start else {
+            assert!(expected.is_empty(), "{name}: no blocked start");
+            continue;
+        };
+        let blocks: Vec<String> = start
+            .blocks
+            .iter()
+            .map(|b| b.describe(&host, &names))
+            .collect();
+        assert_eq!(blocks, expected, "{name}");
+        let (schedule, code) = lower(&host, &start.leaf);
+        let outline = schedule.outline(host.kernel());
+        for shape in [
+            "parallel",
+            "accumulating",
+            "unrolled and jammed",
+            "within a tile of 32 vector",
+        ] {
+            assert!(
+                outline.contains(shape),
+                "{name}: no `{shape}` in\n{outline}"
+            );
+        }
+        let dir = scratch(&format!("blocked-{name}"));
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        let output = run(&dir, "blocked", &code);
+        assert!(
+            output == reference,
+            "{name}: the blocked start computes other arrays:\n{outline}\n{code}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

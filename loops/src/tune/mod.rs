@@ -12,6 +12,7 @@
 //! [`TuneProgress`]. Printing is the caller's.
 
 mod baselines;
+mod blocked_start;
 mod evaluator;
 mod flags;
 mod fused_start;
@@ -32,6 +33,7 @@ use commute_runtime::search::{
 };
 
 pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
+pub use blocked_start::{blocked_start, Block, BlockedStart};
 pub use evaluator::Best;
 pub use fused_start::{fused_start, FusedStart};
 pub use kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};
@@ -219,6 +221,27 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     } else {
         Vec::new()
     };
+    // So is the original program with its sums in blocks of accumulators.
+    let blocked_start = options.search == Strategy::Mcts && !options.no_blocked_start;
+    if blocked_start {
+        match blocked_start::blocked_start(&loaded.host, &loaded.root, threads) {
+            Ok(Some(start)) => {
+                let names = Names::new(&loaded.host);
+                progress.note(&format!(
+                    "blocked start: {}",
+                    start
+                        .blocks
+                        .iter()
+                        .map(|block| block.describe(&loaded.host, &names))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ));
+                starts.push(start.leaf);
+            }
+            Ok(None) => {}
+            Err(e) => progress.note(&format!("warning: no blocked start ({e})")),
+        }
+    }
     // So, where asked, is the original program fused as far as it may be.
     let fused_start = options.search == Strategy::Mcts && options.fused_start;
     if fused_start {
@@ -260,6 +283,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "bound": bound.is_some(),
             "polly_start": polly_start,
             "fused_start": fused_start,
+            "blocked_start": blocked_start,
             "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),
     );

@@ -155,6 +155,13 @@ pub struct TuneOptions {
     /// (`commute show --polly`) is read as decisions and evaluated first.
     #[arg(long)]
     pub no_polly_start: bool,
+    /// Start MCTS without the blocked start: without this, every
+    /// statement that sums over a loop its target does not read is first
+    /// run as a block of accumulators (rows unrolled and jammed, columns in
+    /// vector lanes, the sum between them; `docs/loops.md`, "The blocked
+    /// start"), evaluated first.
+    #[arg(long)]
+    pub no_blocked_start: bool,
     /// Also start MCTS from the original program with its loops fused as
     /// far as the dependences allow (shifted where they need it),
     /// evaluated first.

@@ -1799,7 +1799,7 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
     assert!(!stderr.contains("Polly's schedule"), "{stderr}");
     // The blocked start is evaluated first, Polly or not.
     assert!(
-        stderr.contains("blocked start: S1: rows i@S1, sum over k, columns j#2"),
+        stderr.contains("blocked start: S1: rows i@S1, sum over k, columns j#2 in vector lanes"),
         "{stderr}"
     );
     let journal = work.join("journal.jsonl");

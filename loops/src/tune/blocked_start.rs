@@ -6,10 +6,12 @@
 //! as a micro-kernel: a few rows of the target unrolled and jammed, a
 //! strip of its columns in vector lanes, and the summed loop between the
 //! strip and the rows, so that the block's sums stay in registers for the
-//! whole sum. That shape takes a dozen decisions taken together (two tile
-//! sizes, two kinds, four orders, the accumulators, a parallel loop), so
-//! a random descent almost never reaches it, while local steps from it
-//! tune its sizes and order. Measured on `examples/gemm.c` (1000 x 1100 x
+//! whole sum; where an operand is read across the columns (`B[j][k]`),
+//! the lanes go along the sum instead, each of a block of rows by columns
+//! a vector dot product. That shape takes a dozen decisions taken together
+//! (tile sizes, kinds, orders, the accumulators, a parallel loop), so a
+//! random descent almost never reaches it, while local steps from it tune
+//! its sizes and order. Measured on `examples/gemm.c` (1000 x 1100 x
 //! 1200, 2 threads): about 0.02 s, against 0.03 to 0.1 s for the bests
 //! of 200-evaluation searches without it.
 
@@ -29,6 +31,25 @@ const ROWS: i64 = 4;
 /// is taken).
 const COLUMNS: i64 = 32;
 
+/// Columns of the target jammed into one block of dot products.
+const DOT_COLUMNS: i64 = 4;
+
+/// Where a block's vector lanes go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// Along the target's columns: the columns are tiled by up to
+    /// [`COLUMNS`], their points in vector lanes, and the sum runs between
+    /// the column tiles and the rows' points, accumulated (`C[i][j] +=
+    /// A[i][k] * B[k][j]`).
+    Columns,
+    /// Along the sum, where an operand is strided along the columns but
+    /// contiguous along the sum (`C[i][j] += A[i][k] * B[j][k]`): the
+    /// columns are tiled by [`DOT_COLUMNS`] and jammed with the rows, and
+    /// the sum runs innermost in vector lanes, each of the block's dot
+    /// products a vector reduction.
+    Sum,
+}
+
 /// One statement's block: the loops it puts where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Block {
@@ -36,15 +57,17 @@ pub struct Block {
     pub statement: StatementId,
     /// Its rows: tiled by [`ROWS`], the points unrolled and jammed.
     pub rows: LoopId,
-    /// The summed loop, inside the column tiles and outside the rows'
-    /// points, its sums accumulated.
+    /// The summed loop.
     pub sum: LoopId,
-    /// Its columns: tiled by up to [`COLUMNS`], the points in vector lanes.
+    /// Its columns: the innermost loop the target's last subscript reads.
     pub columns: LoopId,
+    /// Which loop runs in vector lanes.
+    pub lanes: Lanes,
 }
 
 impl Block {
-    /// `S1: rows i, sum over k, columns j#2`, by the loops' names.
+    /// `S1: rows i, sum over k, columns j#2 in vector lanes`, by the
+    /// loops' names.
     pub fn describe(&self, host: &KernelHost, names: &Names) -> String {
         let name = |loop_id| {
             host.dim(Dimension {
@@ -54,8 +77,12 @@ impl Block {
             })
             .map_or_else(|| format!("L{}", loop_id.0), |d| names.object(d.0))
         };
+        let (sum, columns) = match self.lanes {
+            Lanes::Columns => ("", " in vector lanes"),
+            Lanes::Sum => (" in vector lanes", ""),
+        };
         format!(
-            "S{}: rows {}, sum over {}, columns {}",
+            "S{}: rows {}, sum over {}{sum}, columns {}{columns}",
             self.statement.0,
             name(self.rows),
             name(self.sum),
@@ -111,14 +138,35 @@ pub fn blocked_start(
             .copied()
             .filter(|&l| l != columns && write.reads_loop(l))
             .collect();
-        let shapes = sums.flat_map(|sum| {
-            rows.iter().map(move |&rows| Block {
-                statement: StatementId(index),
-                rows,
-                sum,
-                columns,
+        // An operand read across the columns (the column loop in one of
+        // its subscripts, not in its last) would be gathered lane by lane:
+        // such a statement takes its lanes along the sum, where that read
+        // is contiguous.
+        let strided = |l: LoopId| {
+            statement.reads.iter().any(|read| {
+                read.reads_loop(l)
+                    && read
+                        .subscripts
+                        .last()
+                        .is_some_and(|last| last.coefficient(Variable::Iterator(l)) == 0)
             })
-        });
+        };
+        let lanes = if strided(columns) {
+            Lanes::Sum
+        } else {
+            Lanes::Columns
+        };
+        let shapes = sums
+            .filter(|&sum| lanes == Lanes::Columns || !strided(sum))
+            .flat_map(|sum| {
+                rows.iter().map(move |&rows| Block {
+                    statement: StatementId(index),
+                    rows,
+                    sum,
+                    columns,
+                    lanes,
+                })
+            });
         for block in shapes {
             if let Some(blocked) = apply_block(host, &candidate, block, threads) {
                 candidate = blocked;
@@ -153,29 +201,40 @@ fn apply_block(
     let (columns_tile, columns) = (dim(block.columns, true)?, dim(block.columns, false)?);
     let sum = dim(block.sum, false)?;
     let mut next = candidate.clone();
-    let size = |candidate: &LoopCandidate, d: StatementsId, largest: i64| {
-        tile_size_action(candidate, d, largest)
+    // Sizes one at a time: each reads the domain the last one left.
+    let (columns_size, columns_kind) = match block.lanes {
+        Lanes::Columns => (COLUMNS, dim_kind::VECTOR),
+        Lanes::Sum => (DOT_COLUMNS, dim_kind::UNROLL),
     };
-    let rows_size = size(&next, rows, ROWS)?;
-    next.apply(&rows_size).ok()?;
-    let columns_size = size(&next, columns, COLUMNS)?;
-    let sum_size = size(&next, sum, 1)?;
-    let actions = [
-        columns_size,
-        sum_size,
-        kind(rows, dim_kind::UNROLL),
-        kind(columns, dim_kind::VECTOR),
-        nest(rows_tile, columns_tile),
-        nest(columns_tile, sum),
-        nest(sum, rows),
-        nest(rows, columns),
-        Action {
-            choice: accumulate::CHOICE,
-            objects: vec![sum.0],
-            values: accumulate::YES,
-        },
-    ];
-    for action in &actions {
+    for (d, size) in [(rows, ROWS), (columns, columns_size), (sum, 1)] {
+        let action = tile_size_action(&next, d, size)?;
+        next.apply(&action).ok()?;
+    }
+    let shape = match block.lanes {
+        Lanes::Columns => vec![
+            kind(rows, dim_kind::UNROLL),
+            kind(columns, columns_kind),
+            nest(rows_tile, columns_tile),
+            nest(columns_tile, sum),
+            nest(sum, rows),
+            nest(rows, columns),
+            Action {
+                choice: accumulate::CHOICE,
+                objects: vec![sum.0],
+                values: accumulate::YES,
+            },
+        ],
+        Lanes::Sum => vec![
+            kind(rows, dim_kind::UNROLL),
+            kind(columns, columns_kind),
+            kind(sum, dim_kind::VECTOR),
+            nest(rows_tile, columns_tile),
+            nest(columns_tile, rows),
+            nest(rows, columns),
+            nest(columns, sum),
+        ],
+    };
+    for action in &shape {
         next.apply(action).ok()?;
     }
     complete_with_original(host, &next).ok()?;

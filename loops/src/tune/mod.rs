@@ -33,7 +33,7 @@ use commute_runtime::search::{
 };
 
 pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
-pub use blocked_start::{blocked_start, Block, BlockedStart};
+pub use blocked_start::{blocked_start, Block, BlockedStart, Lanes};
 pub use evaluator::Best;
 pub use fused_start::{fused_start, FusedStart};
 pub use kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};

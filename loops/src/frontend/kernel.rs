@@ -260,6 +260,14 @@ impl Access {
             .iter()
             .any(|a| a.coefficient(Variable::Iterator(l)) != 0)
     }
+
+    /// Whether the last subscript reads loop `l`'s iterator: the elements
+    /// it reaches along `l` are contiguous (or a constant stride apart).
+    pub fn contiguous_in(&self, l: LoopId) -> bool {
+        self.subscripts
+            .last()
+            .is_some_and(|a| a.coefficient(Variable::Iterator(l)) != 0)
+    }
 }
 
 /// An assignment: `target op= expression;`.

@@ -815,8 +815,7 @@ impl Host for KernelHost {
                 let innermost = !self.kernel.loops.iter().any(|x| x.parent == Some(l));
                 let contiguous = std::iter::once(&statement.write)
                     .chain(&statement.reads)
-                    .filter_map(|a| a.subscripts.last())
-                    .any(|s| s.coefficient(Variable::Iterator(l)) != 0);
+                    .any(|a| a.contiguous_in(l));
                 innermost || contiguous
             }
             _ => false,

@@ -158,8 +158,9 @@ pub struct TuneOptions {
     /// Start MCTS without the blocked start: without this, every
     /// statement that sums over a loop its target does not read is first
     /// run as a block of accumulators (rows unrolled and jammed, columns in
-    /// vector lanes, the sum between them; `docs/loops.md`, "The blocked
-    /// start"), evaluated first.
+    /// vector lanes, the sum between them; or, where an operand is read
+    /// across the columns, a block of dot products with the sum in vector
+    /// lanes; `docs/loops.md`, "The blocked start"), evaluated first.
     #[arg(long)]
     pub no_blocked_start: bool,
     /// Also start MCTS from the original program with its loops fused as

@@ -52,6 +52,24 @@ use crate::space::names::Names;
 use crate::space::DECISION_PRIORITY;
 use evaluator::KernelEvaluator;
 
+/// Rounds of `--screen` draws MCTS takes while the candidate predicted
+/// fastest is predicted more than twice slower than the best (see
+/// `MctsConfig::screen_rounds`): drawing a neighbour of the best costs
+/// propagations (about a third of a millisecond on `examples/abt.c`), a
+/// candidate that far from the best a compile and a cut-off run (about
+/// half a second). On a ten-minute tune of `examples/abt.c`, local steps
+/// spent 45% of their time on such candidates with one round and 22%
+/// with sixteen.
+const SCREEN_ROUNDS: usize = 16;
+
+/// The share of the tree's rollouts still predicted unpromising after
+/// `SCREEN_ROUNDS` that are evaluated all the same (the others are
+/// rewarded as predicted). On ten-minute tunes of `examples/abt.c` nine
+/// rollouts in ten ran more than twice slower than the best with any
+/// share (0, 0.25 or 1): the model fitted on every leaf does not tell
+/// the few good rollouts apart, so a quarter keeps it learning.
+const EVALUATE_UNPROMISING: f64 = 0.25;
+
 /// What a tuning run found.
 #[derive(Clone, Debug)]
 pub struct TuneReport {
@@ -279,6 +297,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "space": loaded.fingerprint(),
             "batch": options.batch.max(1),
             "screen": options.screen.max(1),
+            "screen_rounds": SCREEN_ROUNDS,
+            "evaluate_unpromising": EVALUATE_UNPROMISING,
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
             "polly_start": polly_start,
@@ -398,6 +418,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             bound_ref,
             &MctsConfig {
                 screen: options.screen.max(1),
+                screen_rounds: SCREEN_ROUNDS,
+                evaluate_unpromising: EVALUATE_UNPROMISING,
                 ..MctsConfig::default()
             },
         ),

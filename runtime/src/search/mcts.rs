@@ -14,6 +14,7 @@ use super::baselines::{descend, evaluate_batch, Pick};
 use super::harness::{Bound, Harness, SearchResult, StopReason};
 use super::polish::{neighbour, Seen};
 use super::record::Status;
+use super::screen::Screen;
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -88,18 +89,17 @@ pub struct MctsConfig {
     /// this many rounds in all: most of a search's time goes to leaves
     /// that far from the best, and drawing costs propagations, not
     /// compiles. With `screen` 1 nothing is predicted, and one round is
-    /// drawn. The default is one round: with 4 rounds and
-    /// `evaluate_unpromising` 0.25, a 10-minute tune of a C = A * B^T
-    /// kernel spent more of its time far from the best, not less (79%
-    /// against 63%, one seed), though on a synthetic cost the share of
-    /// evaluations near the best rose from 0.75 to 0.82.
+    /// drawn. The default is one round (`commute tune` takes sixteen).
     pub screen_rounds: usize,
-    /// The share of proposals still unpromising after `screen_rounds`
-    /// that are evaluated all the same; the others are not evaluated: a
-    /// tree rollout's is rewarded as the loss it is predicted to be, and a
-    /// local step gives way to the tree. The share keeps the model honest
-    /// where it has seen few leaves. By default (1) every proposal is
-    /// evaluated.
+    /// The share of the tree's rollouts still unpromising after
+    /// `screen_rounds` that are evaluated all the same; the others are
+    /// rewarded as the loss they are predicted to be, not evaluated. The
+    /// share keeps the model honest where it has seen few leaves. A local
+    /// step is evaluated whatever its prediction: giving way to the tree
+    /// would spend the evaluation on a rollout, unpromising more often
+    /// still (on a ten-minute tune of a C = A * B^T kernel, nine rollouts
+    /// in ten against half the local steps). By default (1) every
+    /// proposal is evaluated.
     pub evaluate_unpromising: f64,
 }
 
@@ -265,6 +265,11 @@ struct State<B: Backbone> {
     used_up: Option<Vec<Action>>,
     /// Rollouts in a row rewarded by their prediction, not evaluated.
     screened_out: usize,
+    /// The model that screens the local steps: fitted on the starts, the
+    /// best leaves and their neighbours only (see `local_steps`).
+    near: Screen,
+    /// The leaves `near` holds.
+    near_seen: Seen,
 }
 
 /// Monte Carlo tree search from `root`.
@@ -292,9 +297,12 @@ pub fn mcts<B: Backbone>(
         seen: Seen::default(),
         used_up: None,
         screened_out: 0,
+        near: Screen::default(),
+        near_seen: Seen::default(),
     };
     if config.screen > 1 {
         harness.screen.enable();
+        state.near.enable();
     }
     evaluate_starts(root, &mut state, &mut harness);
     while harness.should_stop().is_none() {
@@ -341,6 +349,8 @@ fn evaluate_starts<B: Backbone>(
         }
         let evaluation = harness.evaluate(leaf, path);
         let value = evaluation.value.filter(|_| evaluation.status == Status::Ok);
+        state.near_seen.insert(leaf);
+        state.near.record(leaf, evaluation.status, value);
         state.known.insert(path.clone(), value);
         if let Some(value) = value {
             state.recent.push(value);
@@ -350,8 +360,14 @@ fn evaluate_starts<B: Backbone>(
 }
 
 /// Evaluates up to `room` unseen neighbours of the best leaf; false when
-/// there is no best leaf, none of its neighbours is left, or the first
-/// was screened out as unpromising.
+/// there is no best leaf or none of its neighbours is left.
+///
+/// The neighbours are screened by a model of their own, fitted on the
+/// leaves evaluated near the best ones (the starts, each best leaf and
+/// the local steps), not on the tree's rollouts, which are mostly far
+/// from the best. An unpromising draw is evaluated all the same: giving
+/// way to the tree would spend the evaluation on a rollout, which is
+/// unpromising more often still.
 fn local_steps<B: Backbone>(
     root: &Candidate<B>,
     state: &mut State<B>,
@@ -364,8 +380,12 @@ fn local_steps<B: Backbone>(
     let Some(best) = best.filter(|best| state.used_up.as_ref() != Some(best)) else {
         return false;
     };
+    if let Some((leaf, value, _)) = harness.best.as_ref() {
+        if state.near_seen.insert(leaf) {
+            state.near.record(leaf, Status::Ok, Some(*value));
+        }
+    }
     let mut batch: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
-    let mut screened_out = false;
     while batch.len() < room {
         let mut drawn: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
         for _ in 0..rounds(config) {
@@ -379,30 +399,43 @@ fn local_steps<B: Backbone>(
             // A neighbour already in the batch, drawn again, is not
             // evaluated twice.
             drawn.retain(|(leaf, _)| !batch.iter().any(|(b, _)| b.words() == leaf.words()));
-            if drawn.len() < wanted || promising(harness, &drawn) {
+            if drawn.len() < wanted || promising(screen_of(state, harness), harness, &drawn) {
                 break;
             }
         }
         if drawn.is_empty() {
             break;
         }
-        if !promising(harness, &drawn) && !evaluate_anyway(harness, config) {
-            screened_out = true;
-            break;
-        }
         let leaves: Vec<&Candidate<B>> = drawn.iter().map(|(leaf, _)| leaf).collect();
-        let (leaf, path) = drawn.swap_remove(harness.screen.pick(&leaves));
+        let (leaf, path) = drawn.swap_remove(screen_of(state, harness).pick(&leaves));
         state.seen.insert(&leaf);
         batch.push((leaf, path));
     }
     if batch.is_empty() {
-        if !screened_out {
-            state.used_up = Some(best);
-        }
+        state.used_up = Some(best);
         return false;
     }
-    evaluate_batch(harness, &batch);
+    let values = evaluate_batch(harness, &batch);
+    for ((leaf, _), value) in batch.iter().zip(values) {
+        let status = if value.is_some() {
+            Status::Ok
+        } else {
+            Status::Failed
+        };
+        state.near_seen.insert(leaf);
+        state.near.record(leaf, status, value);
+    }
     true
+}
+
+/// The model that screens local steps: the one fitted near the best
+/// leaves once it predicts, the search's until then.
+fn screen_of<'a, B: Backbone>(state: &'a State<B>, harness: &'a Harness<B>) -> &'a Screen {
+    if state.near.predicts() {
+        &state.near
+    } else {
+        &harness.screen
+    }
 }
 
 /// Proposes up to `room` new leaves from the tree (selection, expansion,
@@ -559,10 +592,15 @@ fn rounds(config: &MctsConfig) -> usize {
     }
 }
 
-/// Whether the fastest predicted of `drawn` is worth an evaluation.
-fn promising<B: Backbone>(harness: &Harness<B>, drawn: &[(Candidate<B>, Vec<Action>)]) -> bool {
+/// Whether the fastest of `drawn` that `screen` predicts is worth an
+/// evaluation.
+fn promising<B: Backbone>(
+    screen: &Screen,
+    harness: &Harness<B>,
+    drawn: &[(Candidate<B>, Vec<Action>)],
+) -> bool {
     let leaves: Vec<&Candidate<B>> = drawn.iter().map(|(leaf, _)| leaf).collect();
-    harness.screen.promising(&leaves, harness.best_value())
+    screen.promising(&leaves, harness.best_value())
 }
 
 /// Rolls out from `start` (reached by `path`) `config.screen` times (more
@@ -936,6 +974,64 @@ mod tests {
             assert!(
                 (1..=3).contains(&differ),
                 "{differ} decisions from the start"
+            );
+        }
+    }
+
+    #[test]
+    fn unpromising_neighbours_are_evaluated_rather_than_rollouts() {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
+        // The optimum (every instance at its first value) as the start:
+        // the best never changes.
+        let mut start = root.clone();
+        while let Some(instance) = start.next_open(&[]) {
+            let first = start.alternatives(&instance).remove(0);
+            start.apply(&first).expect("first values hold");
+        }
+        // Every decision off its first value makes the leaf 4 times
+        // slower: every neighbour is unpromising.
+        let first = start.clone();
+        let mut evaluate = move |leaf: &Leaf| {
+            let off = leaf
+                .instances(&[])
+                .iter()
+                .filter(|i| leaf.domain(i) != first.domain(i))
+                .count();
+            Outcome::ok(4f64.powi(off as i32))
+        };
+        let config = SearchConfig {
+            seed: 3,
+            budget: Budget::evaluations(40),
+            priority: Vec::new(),
+        };
+        let harness = Harness::new(&mut evaluate, &config).with_starts(vec![start.clone()]);
+        let mcts_config = MctsConfig {
+            local_steps: 100,
+            local_period: 100,
+            screen: 8,
+            screen_rounds: 4,
+            evaluate_unpromising: 0.0,
+            ..MctsConfig::default()
+        };
+        let result = mcts(&root, harness, &NoBound, &mcts_config);
+        assert_eq!(result.evaluations.len(), 40);
+        // Every evaluation after the start is a neighbour of it, none a
+        // rollout of the tree, though the tree evaluates no unpromising
+        // leaf and the neighbours are.
+        for evaluation in &result.evaluations[1..] {
+            let mut leaf = root.clone();
+            for action in &evaluation.path {
+                leaf.apply(action).expect("the path replays");
+            }
+            let differ = root
+                .instances(&[])
+                .iter()
+                .filter(|i| leaf.domain(i) != start.domain(i))
+                .count();
+            assert!(
+                (1..=3).contains(&differ),
+                "evaluation {}: {differ} decisions from the start",
+                evaluation.index
             );
         }
     }

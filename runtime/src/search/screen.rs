@@ -129,6 +129,11 @@ impl Screen {
         }
     }
 
+    /// Whether enough leaves are in to predict.
+    pub(crate) fn predicts(&self) -> bool {
+        self.leaves.len() >= LEARNED_FROM
+    }
+
     /// The predicted log-value of `leaf`; `None` until enough leaves are
     /// in.
     pub(crate) fn predict<B: Backbone>(&self, leaf: &Candidate<B>) -> Option<f64> {

@@ -912,16 +912,35 @@ mod tests {
         values.iter().filter(|&&v| v <= 2.0 * best).count() as f64 / values.len() as f64
     }
 
+    /// The leaf of `root` with every instance at its first value.
+    fn first_values(root: &Leaf) -> Leaf {
+        let mut leaf = root.clone();
+        while let Some(instance) = leaf.next_open(&[]) {
+            let first = leaf.alternatives(&instance).remove(0);
+            leaf.apply(&first).expect("first values hold");
+        }
+        leaf
+    }
+
+    /// How many instances the leaf `path` reaches from `root` decides
+    /// otherwise than `other`.
+    fn decisions_apart(root: &Leaf, path: &[Action], other: &Leaf) -> usize {
+        let mut leaf = root.clone();
+        for action in path {
+            leaf.apply(action).expect("the path replays");
+        }
+        root.instances(&[])
+            .iter()
+            .filter(|i| leaf.domain(i) != other.domain(i))
+            .count()
+    }
+
     #[test]
     fn starts_are_evaluated_first_and_the_local_steps_work_around_them() {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
         // A start with every instance at its first value: cost 1, the
         // optimum; a second start, one change away, is evaluated after it.
-        let mut start = root.clone();
-        while let Some(instance) = start.next_open(&[]) {
-            let first = start.alternatives(&instance).remove(0);
-            start.apply(&first).expect("first values hold");
-        }
+        let start = first_values(&root);
         let mut other = root.clone();
         let mut changed = false;
         while let Some(instance) = other.next_open(&[]) {
@@ -962,15 +981,7 @@ mod tests {
         // Evaluations 10 to 19 are local steps: neighbours of the start,
         // one to three decisions away.
         for evaluation in &result.evaluations[10..20] {
-            let mut leaf = root.clone();
-            for action in &evaluation.path {
-                leaf.apply(action).expect("the path replays");
-            }
-            let differ = root
-                .instances(&[])
-                .iter()
-                .filter(|i| leaf.domain(i) != start.domain(i))
-                .count();
+            let differ = decisions_apart(&root, &evaluation.path, &start);
             assert!(
                 (1..=3).contains(&differ),
                 "{differ} decisions from the start"
@@ -983,11 +994,7 @@ mod tests {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
         // The optimum (every instance at its first value) as the start:
         // the best never changes.
-        let mut start = root.clone();
-        while let Some(instance) = start.next_open(&[]) {
-            let first = start.alternatives(&instance).remove(0);
-            start.apply(&first).expect("first values hold");
-        }
+        let start = first_values(&root);
         // Every decision off its first value makes the leaf 4 times
         // slower: every neighbour is unpromising.
         let first = start.clone();
@@ -1019,15 +1026,7 @@ mod tests {
         // rollout of the tree, though the tree evaluates no unpromising
         // leaf and the neighbours are.
         for evaluation in &result.evaluations[1..] {
-            let mut leaf = root.clone();
-            for action in &evaluation.path {
-                leaf.apply(action).expect("the path replays");
-            }
-            let differ = root
-                .instances(&[])
-                .iter()
-                .filter(|i| leaf.domain(i) != start.domain(i))
-                .count();
+            let differ = decisions_apart(&root, &evaluation.path, &start);
             assert!(
                 (1..=3).contains(&differ),
                 "evaluation {}: {differ} decisions from the start",

@@ -929,9 +929,14 @@ mod tests {
         for action in path {
             leaf.apply(action).expect("the path replays");
         }
-        root.instances(&[])
+        differing(&leaf, other)
+    }
+
+    /// How many instances `a` and `b` decide otherwise.
+    fn differing(a: &Leaf, b: &Leaf) -> usize {
+        a.instances(&[])
             .iter()
-            .filter(|i| leaf.domain(i) != other.domain(i))
+            .filter(|i| a.domain(i) != b.domain(i))
             .count()
     }
 
@@ -998,14 +1003,8 @@ mod tests {
         // Every decision off its first value makes the leaf 4 times
         // slower: every neighbour is unpromising.
         let first = start.clone();
-        let mut evaluate = move |leaf: &Leaf| {
-            let off = leaf
-                .instances(&[])
-                .iter()
-                .filter(|i| leaf.domain(i) != first.domain(i))
-                .count();
-            Outcome::ok(4f64.powi(off as i32))
-        };
+        let mut evaluate =
+            move |leaf: &Leaf| Outcome::ok(4f64.powi(differing(leaf, &first) as i32));
         let config = SearchConfig {
             seed: 3,
             budget: Budget::evaluations(40),

@@ -137,7 +137,7 @@ impl Screen {
     /// The predicted log-value of `leaf`; `None` until enough leaves are
     /// in.
     pub(crate) fn predict<B: Backbone>(&self, leaf: &Candidate<B>) -> Option<f64> {
-        if self.leaves.len() < LEARNED_FROM {
+        if !self.predicts() {
             return None;
         }
         let weights: f64 = set_bits(leaf.words())

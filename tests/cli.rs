@@ -1440,6 +1440,10 @@ chmod +x "$out"
             "4",
             "--runs",
             "2",
+            // Past the candidates' 300 ms sleep: they are cut off, not
+            // timed out.
+            "--run-timeout",
+            "1",
             "--cc",
             fake.to_str().unwrap(),
             "--work-dir",
@@ -2037,6 +2041,10 @@ exec cc "$@"
         "--runs",
         "1",
         "--no-bound",
+        // Past the candidates' 300 ms sleep: they are measured slow, not
+        // timed out.
+        "--run-timeout",
+        "1",
         "--cc",
         fake.to_str().unwrap(),
         "-o",

@@ -41,7 +41,7 @@ pub struct HarnessConfig {
     /// incumbent; never after more than this multiple of the reference's
     /// (default 3)...
     pub run_timeout_factor: f64,
-    /// ...but never sooner than this (default 0.5 s).
+    /// ...but never sooner than this (default 0.2 s).
     pub run_timeout_floor: Duration,
     /// The timeout of the reference's first run, whose time is not known
     /// yet (default 300 s).
@@ -96,7 +96,7 @@ impl HarnessConfig {
             work_dir,
             compile_timeout: Duration::from_secs(60),
             run_timeout_factor: 3.0,
-            run_timeout_floor: Duration::from_millis(500),
+            run_timeout_floor: Duration::from_millis(200),
             reference_timeout: Duration::from_secs(300),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             runs: 5,

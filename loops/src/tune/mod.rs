@@ -71,6 +71,19 @@ const SCREEN_ROUNDS: usize = 16;
 /// the few good rollouts apart, so a quarter keeps it learning.
 const EVALUATE_UNPROMISING: f64 = 0.25;
 
+/// Leaves MCTS's local steps draw neighbours around (the best and the
+/// next fastest within 1.25 times it). Around the best alone, once its
+/// good neighbours were evaluated every draw was slow: in the last three
+/// minutes of a ten-minute tune of `examples/abt.c` half the time went
+/// to candidates more than twice slower than the best.
+const ELITES: usize = 4;
+
+/// The fewest of every 100 evaluations MCTS gives its tree when its
+/// rollouts come near the best far less often than the local steps (one
+/// in twenty against three in four on `examples/abt.c`). Not none: on
+/// kernels whose starts are poor the tree finds the structure.
+const MIN_TREE_STEPS: usize = 5;
+
 /// What a tuning run found.
 #[derive(Clone, Debug)]
 pub struct TuneReport {
@@ -255,7 +268,11 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                         .collect::<Vec<_>>()
                         .join("; ")
                 ));
-                starts.push(start.leaf);
+                // First: where it applies it is the fastest start (on a C =
+                // A * B^T kernel 1.0-1.5x the final best, Polly's 8-16x),
+                // and the slower starts after it are cut off after one
+                // run instead of timed in full.
+                starts.insert(0, start.leaf);
             }
             Ok(None) => {}
             Err(e) => progress.note(&format!("warning: no blocked start ({e})")),
@@ -300,6 +317,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "screen": options.screen.max(1),
             "screen_rounds": SCREEN_ROUNDS,
             "evaluate_unpromising": EVALUATE_UNPROMISING,
+            "elites": ELITES,
+            "min_tree_steps": MIN_TREE_STEPS,
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
             "polly_start": polly_start,
@@ -421,6 +440,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                 screen: options.screen.max(1),
                 screen_rounds: SCREEN_ROUNDS,
                 evaluate_unpromising: EVALUATE_UNPROMISING,
+                elites: ELITES,
+                min_tree_steps: Some(MIN_TREE_STEPS),
                 ..MctsConfig::default()
             },
         ),

@@ -176,7 +176,7 @@ pub struct TuneOptions {
     /// after three times a run of the best candidate so far), after three
     /// times the reference's at most, but never sooner than this many
     /// seconds.
-    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
     pub run_timeout: f64,
     /// Read the time from the standard-output line starting with this
     /// prefix [default: the last line that is a number, as PolyBench

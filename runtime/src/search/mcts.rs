@@ -14,7 +14,7 @@ use super::baselines::{descend, evaluate_batch, Pick};
 use super::harness::{Bound, Harness, SearchResult, StopReason};
 use super::polish::{neighbour, Seen};
 use super::record::Status;
-use super::screen::Screen;
+use super::screen::{Screen, PROMISING};
 use crate::action::Action;
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
@@ -67,8 +67,10 @@ pub struct MctsConfig {
     /// At a restart, paths of the best `transfer` quantile are rewarded in
     /// the new tree and those of the worst are penalized.
     pub transfer: f64,
-    /// The last `local_steps` evaluations of every `local_period` are
-    /// neighbours of the best leaf instead of tree rollouts (0: none). On
+    /// The first `local_steps` evaluations of every `local_period` are
+    /// neighbours of the best leaves instead of tree rollouts (0: none),
+    /// so that the first rollouts come once the local steps have found a
+    /// good leaf to compare them with and fitted the models. On
     /// large spaces the tree stays near the root, and the best leaf it
     /// found still has poor details: the default gives three quarters of
     /// the evaluations to local steps. In ten-minute tunes of a C = A *
@@ -80,6 +82,21 @@ pub struct MctsConfig {
     pub local_steps: usize,
     /// See `local_steps`.
     pub local_period: usize,
+    /// When set, the tree's share of a period follows its yield: its
+    /// `local_period - local_steps` evaluations are scaled by how often
+    /// its rollouts came within twice the best value against how often
+    /// the local steps did, down to this many. On a ten-minute tune of a
+    /// C = A * B^T kernel, one rollout in twenty came that close against
+    /// three local steps in four, and the tree's fixed quarter of the
+    /// evaluations took two fifths of the time wasted. `None` keeps the
+    /// share fixed (the default).
+    pub min_tree_steps: Option<usize>,
+    /// Local steps draw neighbours of this many leaves in turn: the best
+    /// and the next fastest evaluated leaves within [`ELITE_WITHIN`] of
+    /// it. Once the good neighbours of the best are evaluated, those of a
+    /// leaf nearly as fast are likelier to be good than any other draw.
+    /// The default (1) draws around the best only.
+    pub elites: usize,
     /// Leaves drawn per leaf evaluated (a rollout's, or a local step's
     /// neighbours), of which the one the evaluated leaves predict fastest
     /// is evaluated (see `screen`); 1 evaluates every leaf drawn.
@@ -118,6 +135,8 @@ impl Default for MctsConfig {
             transfer: 0.1,
             local_steps: 75,
             local_period: 100,
+            min_tree_steps: None,
+            elites: 1,
             screen: 1,
             screen_rounds: 1,
             evaluate_unpromising: 1.0,
@@ -270,7 +289,41 @@ struct State<B: Backbone> {
     near: Screen,
     /// The leaves `near` holds.
     near_seen: Seen,
+    /// How often the tree's rollouts and the local steps came near the
+    /// best (see `MctsConfig::min_tree_steps`).
+    tree_yield: Yield,
+    local_yield: Yield,
 }
+
+/// How many evaluated leaves of one source came within [`PROMISING`]
+/// times the best value (as it stood once each was measured).
+#[derive(Default)]
+struct Yield {
+    tried: usize,
+    near: usize,
+}
+
+impl Yield {
+    fn record(&mut self, value: Option<f64>, best: Option<f64>) {
+        self.tried += 1;
+        if let (Some(value), Some(best)) = (value, best) {
+            if value <= PROMISING * best {
+                self.near += 1;
+            }
+        }
+    }
+
+    /// The share near the best, with one near and one not counted in
+    /// advance so that a source tried a few times is neither written off
+    /// nor trusted.
+    fn rate(&self) -> f64 {
+        (self.near as f64 + 1.0) / (self.tried as f64 + 2.0)
+    }
+}
+
+/// Leaves within this factor of the best are elites (see
+/// `MctsConfig::elites`).
+pub const ELITE_WITHIN: f64 = 1.25;
 
 /// Monte Carlo tree search from `root`.
 ///
@@ -299,6 +352,8 @@ pub fn mcts<B: Backbone>(
         screened_out: 0,
         near: Screen::default(),
         near_seen: Seen::default(),
+        tree_yield: Yield::default(),
+        local_yield: Yield::default(),
     };
     if config.screen > 1 {
         harness.screen.enable();
@@ -308,21 +363,37 @@ pub fn mcts<B: Backbone>(
     while harness.should_stop().is_none() {
         let period = config.local_period.max(1);
         let position = harness.evaluations().len() % period;
-        let tree_steps = period.saturating_sub(config.local_steps);
-        if position >= tree_steps {
-            let room = harness.batch_room().min(period - position);
+        let local = period - tree_steps(&state, config);
+        if position < local {
+            let room = harness.batch_room().min(local - position);
             if local_steps(root, &mut state, &mut harness, bound, config, room) {
                 continue;
             }
         }
-        let room = if position < tree_steps {
-            harness.batch_room().min(tree_steps - position)
+        let room = if position >= local {
+            harness.batch_room().min(period - position)
         } else {
             harness.batch_room()
         };
         tree_steps_batch(root, &mut state, &mut harness, bound, config, room);
     }
     harness.finish()
+}
+
+/// The tree's evaluations in a period: `local_period - local_steps`, or
+/// fewer as its yield falls behind the local steps' (see
+/// `MctsConfig::min_tree_steps`).
+fn tree_steps<B: Backbone>(state: &State<B>, config: &MctsConfig) -> usize {
+    let period = config.local_period.max(1);
+    let base = period.saturating_sub(config.local_steps);
+    match config.min_tree_steps {
+        None => base,
+        Some(least) => {
+            let ratio = (state.tree_yield.rate() / state.local_yield.rate()).min(1.0);
+            let scaled = (base as f64 * ratio).round() as usize;
+            scaled.clamp(least.min(base), base)
+        }
+    }
 }
 
 /// Evaluates the harness's starting leaves and credits the tree with
@@ -359,8 +430,9 @@ fn evaluate_starts<B: Backbone>(
     }
 }
 
-/// Evaluates up to `room` unseen neighbours of the best leaf; false when
-/// there is no best leaf or none of its neighbours is left.
+/// Evaluates up to `room` unseen neighbours of the best leaves (see
+/// `MctsConfig::elites`); false when there is no best leaf or none of
+/// their neighbours is left.
 ///
 /// The neighbours are screened by a model of their own, fitted on the
 /// leaves evaluated near the best ones (the starts, each best leaf and
@@ -385,15 +457,22 @@ fn local_steps<B: Backbone>(
             state.near.record(leaf, Status::Ok, Some(*value));
         }
     }
+    // Elites whose neighbourhood came out empty are dropped for this call.
+    let mut around = elites(harness, &best, config.elites);
+    let mut draws = 0;
     let mut batch: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
     while batch.len() < room {
         let mut drawn: Vec<(Candidate<B>, Vec<Action>)> = Vec::new();
         for _ in 0..rounds(config) {
             let wanted = drawn.len() + config.screen.max(1);
-            while drawn.len() < wanted {
-                match neighbour(root, &best, &state.seen, harness, bound) {
+            while drawn.len() < wanted && !around.is_empty() {
+                let elite = draws % around.len();
+                draws += 1;
+                match neighbour(root, &around[elite], &state.seen, harness, bound) {
                     Some(proposal) => drawn.push(proposal),
-                    None => break,
+                    None => {
+                        around.remove(elite);
+                    }
                 }
             }
             // A neighbour already in the batch, drawn again, is not
@@ -422,10 +501,38 @@ fn local_steps<B: Backbone>(
         } else {
             Status::Failed
         };
+        state.local_yield.record(value, harness.best_value());
         state.near_seen.insert(leaf);
         state.near.record(leaf, status, value);
     }
     true
+}
+
+/// The paths of the leaves local steps draw around: `best`'s, then those
+/// of up to `count - 1` other timed leaves within
+/// [`ELITE_WITHIN`] of the best value, fastest first.
+fn elites<B: Backbone>(harness: &Harness<B>, best: &[Action], count: usize) -> Vec<Vec<Action>> {
+    let mut around = vec![best.to_vec()];
+    let Some(limit) = harness.best_value().map(|best| ELITE_WITHIN * best) else {
+        return around;
+    };
+    let mut near: Vec<(f64, &[Action])> = harness
+        .evaluations()
+        .iter()
+        .filter_map(|e| Some((e.timed_value()?, e.path.as_slice())))
+        .filter(|&(value, _)| value <= limit)
+        .collect();
+    // Stable: equal values keep the order they were evaluated in.
+    near.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (_, path) in near {
+        if around.len() >= count.max(1) {
+            break;
+        }
+        if !around.iter().any(|p| p.as_slice() == path) {
+            around.push(path.to_vec());
+        }
+    }
+    around
 }
 
 /// The model that screens local steps: the one fitted near the best
@@ -559,6 +666,7 @@ fn tree_steps_batch<B: Backbone>(
             None
         };
         state.known.insert(p.path.clone(), value);
+        state.tree_yield.record(value, harness.best_value());
         let improved = value.is_some() && harness.best_value() == value;
         state.since_best = if improved { 0 } else { state.since_best + 1 };
         state.last_leaf = Some(p.path);
@@ -861,6 +969,7 @@ mod tests {
     use super::*;
     use crate::candidate::Domain;
     use crate::search::harness::{Budget, NoBound, Outcome, SearchConfig};
+    use crate::search::record::Evaluation;
     use crate::search::unconstrained::MODEL;
     use crate::testing::RandomBackbone;
 
@@ -920,6 +1029,24 @@ mod tests {
             leaf.apply(&first).expect("first values hold");
         }
         leaf
+    }
+
+    /// The leaf of `root` with every instance at its last value.
+    fn last_values(root: &Leaf) -> Leaf {
+        let mut leaf = root.clone();
+        while let Some(instance) = leaf.next_open(&[]) {
+            let last = leaf.alternatives(&instance).pop().expect("a value");
+            leaf.apply(&last).expect("last values hold");
+        }
+        leaf
+    }
+
+    /// How many of `evaluations` are one to three decisions from `leaf`.
+    fn near(root: &Leaf, evaluations: &[Evaluation], leaf: &Leaf) -> usize {
+        evaluations
+            .iter()
+            .filter(|e| (1..=3).contains(&decisions_apart(root, &e.path, leaf)))
+            .count()
     }
 
     /// How many instances the leaf `path` reaches from `root` decides
@@ -983,9 +1110,9 @@ mod tests {
             result.best.as_ref().map(|(leaf, _, _)| leaf.decisions()),
             Some(start.decisions())
         );
-        // Evaluations 10 to 19 are local steps: neighbours of the start,
+        // Evaluations 2 to 9 are local steps: neighbours of the start,
         // one to three decisions away.
-        for evaluation in &result.evaluations[10..20] {
+        for evaluation in &result.evaluations[2..10] {
             let differ = decisions_apart(&root, &evaluation.path, &start);
             assert!(
                 (1..=3).contains(&differ),
@@ -1091,5 +1218,105 @@ mod tests {
         for seed in seeds {
             share_near_the_best_with(&never, seed);
         }
+    }
+
+    /// The evaluations of `evaluations` more than three decisions from
+    /// the start, in MCTS with `min_tree_steps`, where every leaf that far
+    /// is ten times slower than the start's neighbours.
+    fn far_from_the_start(min_tree_steps: Option<usize>) -> usize {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
+        let start = first_values(&root);
+        let first = start.clone();
+        let mut evaluate = move |leaf: &Leaf| {
+            let apart = differing(leaf, &first);
+            Outcome::ok(if apart <= 3 {
+                1.0 + 0.01 * apart as f64
+            } else {
+                10.0
+            })
+        };
+        let config = SearchConfig {
+            seed: 4,
+            budget: Budget::evaluations(300),
+            priority: Vec::new(),
+        };
+        let harness = Harness::new(&mut evaluate, &config).with_starts(vec![start.clone()]);
+        let mcts_config = MctsConfig {
+            min_tree_steps,
+            ..MctsConfig::default()
+        };
+        let result = mcts(&root, harness, &NoBound, &mcts_config);
+        assert_eq!(result.evaluations.len(), 300);
+        // After the first period, whose quarter of rollouts measures the
+        // tree's yield.
+        result.evaluations[100..]
+            .iter()
+            .filter(|e| decisions_apart(&root, &e.path, &start) > 3)
+            .count()
+    }
+
+    #[test]
+    fn the_tree_share_follows_its_yield() {
+        let fixed = far_from_the_start(None);
+        let following = far_from_the_start(Some(2));
+        // Two periods: a fixed quarter is 50 rollouts, nearly all far; a
+        // share following a yield of one in twenty-five falls to 2 each.
+        assert!(fixed >= 40, "{fixed} far evaluations with a fixed share");
+        assert!(
+            following <= 8,
+            "{following} far evaluations with a share following the yield"
+        );
+    }
+
+    /// Evaluations one to three decisions from the second-best start, in
+    /// local steps around `elites` leaves, where every neighbour of the
+    /// best start is three times slower and those of the second best only
+    /// 1.2 times.
+    fn near_the_second_best(elites: usize) -> usize {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
+        let best = first_values(&root);
+        let second = last_values(&root);
+        assert!(differing(&best, &second) > 6);
+        let (b, s) = (best.clone(), second.clone());
+        let mut evaluate = move |leaf: &Leaf| {
+            Outcome::ok(match (differing(leaf, &b), differing(leaf, &s)) {
+                (0, _) => 1.0,
+                (_, 0) => 1.1,
+                (_, 1..=3) => 1.2,
+                _ => 3.0,
+            })
+        };
+        let config = SearchConfig {
+            seed: 5,
+            budget: Budget::evaluations(60),
+            priority: Vec::new(),
+        };
+        let harness =
+            Harness::new(&mut evaluate, &config).with_starts(vec![best.clone(), second.clone()]);
+        let mcts_config = MctsConfig {
+            local_steps: 100,
+            local_period: 100,
+            screen: 8,
+            screen_rounds: 4,
+            elites,
+            ..MctsConfig::default()
+        };
+        let result = mcts(&root, harness, &NoBound, &mcts_config);
+        assert_eq!(result.evaluations.len(), 60);
+        assert_eq!(result.best_value(), Some(1.0));
+        near(&root, &result.evaluations[2..], &second)
+    }
+
+    #[test]
+    fn local_steps_move_to_a_leaf_nearly_as_fast_as_the_best() {
+        // Around the best only, no neighbour of the second start is drawn.
+        assert_eq!(near_the_second_best(1), 0);
+        // Around both, the model fitted near them picks the second's
+        // neighbours once it predicts.
+        let around_both = near_the_second_best(2);
+        assert!(
+            around_both >= 35,
+            "{around_both} of 58 near the second best"
+        );
     }
 }

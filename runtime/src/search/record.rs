@@ -130,6 +130,16 @@ impl Evaluation {
         }
     }
 
+    /// A measured value that is the leaf's time, checked or not: a full
+    /// measurement, or one no faster than the best (not one stopped
+    /// short).
+    pub fn timed_value(&self) -> Option<f64> {
+        match (self.status, self.flag) {
+            (Status::Ok, None | Some(Flag::Slower)) => self.value.filter(|v| !v.is_nan()),
+            _ => None,
+        }
+    }
+
     /// A measured value that is a full measurement (not cut off or timed
     /// out): what can be a best.
     pub fn full_value(&self) -> Option<f64> {

@@ -80,8 +80,9 @@ const ELITES: usize = 4;
 
 /// The fewest of every 100 evaluations MCTS gives its tree when its
 /// rollouts come near the best far less often than the local steps (one
-/// in twenty against three in four on `examples/abt.c`). Not none: on
-/// kernels whose starts are poor the tree finds the structure.
+/// in twenty against three in four on `examples/abt.c`). Not none, so
+/// that the tree keeps exploring: where the starts are poor, its yield
+/// keeps its share up.
 const MIN_TREE_STEPS: usize = 5;
 
 /// What a tuning run found.

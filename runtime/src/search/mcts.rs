@@ -88,12 +88,12 @@ pub struct MctsConfig {
     /// the local steps did, down to this many. On a ten-minute tune of a
     /// C = A * B^T kernel, one rollout in twenty came that close against
     /// three local steps in four, and the tree's fixed quarter of the
-    /// evaluations took two fifths of the time wasted. `None` keeps the
+    /// evaluations took three fifths of the time wasted. `None` keeps the
     /// share fixed (the default).
     pub min_tree_steps: Option<usize>,
     /// Local steps draw neighbours of this many leaves in turn: the best
-    /// and the next fastest evaluated leaves within [`ELITE_WITHIN`] of
-    /// it. Once the good neighbours of the best are evaluated, those of a
+    /// and the next fastest timed leaves within [`ELITE_WITHIN`] of it
+    /// (checked or not: a leaf no faster than the best is not checked). Once the good neighbours of the best are evaluated, those of a
     /// leaf nearly as fast are likelier to be good than any other draw.
     /// The default (1) draws around the best only.
     pub elites: usize,
@@ -1220,9 +1220,10 @@ mod tests {
         }
     }
 
-    /// The evaluations of `evaluations` more than three decisions from
-    /// the start, in MCTS with `min_tree_steps`, where every leaf that far
-    /// is ten times slower than the start's neighbours.
+    /// How many evaluations after the first period are more than three
+    /// decisions from the start, in MCTS with `min_tree_steps`, where
+    /// every leaf that far is ten times slower than the start's
+    /// neighbours.
     fn far_from_the_start(min_tree_steps: Option<usize>) -> usize {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
         let start = first_values(&root);

@@ -143,9 +143,6 @@ impl Evaluation {
     /// A measured value that is a full measurement (not cut off or timed
     /// out): what can be a best.
     pub fn full_value(&self) -> Option<f64> {
-        match (self.status, self.flag) {
-            (Status::Ok, None) => self.value.filter(|v| !v.is_nan()),
-            _ => None,
-        }
+        self.timed_value().filter(|_| self.flag.is_none())
     }
 }

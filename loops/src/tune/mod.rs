@@ -71,9 +71,10 @@ const SCREEN_ROUNDS: usize = 16;
 /// the few good rollouts apart, so a quarter keeps it learning.
 const EVALUATE_UNPROMISING: f64 = 0.25;
 
-/// Leaves MCTS's local steps draw neighbours around (the best and the
-/// next fastest within 1.25 times it). Around the best alone, once its
-/// good neighbours were evaluated every draw was slow: in the last three
+/// Leaves MCTS's local steps draw neighbours around (among the best and
+/// the leaves within 1.25 times it, those whose neighbours came that
+/// close most often first). Around the best alone, once its good
+/// neighbours were evaluated every draw was slow: in the last three
 /// minutes of a ten-minute tune of `examples/abt.c` half the time went
 /// to candidates more than twice slower than the best.
 const ELITES: usize = 4;
@@ -319,6 +320,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "screen_rounds": SCREEN_ROUNDS,
             "evaluate_unpromising": EVALUATE_UNPROMISING,
             "elites": ELITES,
+            "elites_ranked_by": "yield",
+            "local_within": MctsConfig::default().local_within,
             "min_tree_steps": MIN_TREE_STEPS,
             "cutoff": options.cutoff,
             "bound": bound.is_some(),

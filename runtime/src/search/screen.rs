@@ -178,8 +178,19 @@ impl Screen {
         proposals: &[&Candidate<B>],
         best: Option<f64>,
     ) -> bool {
+        self.within(proposals, best, PROMISING)
+    }
+
+    /// [`promising`](Screen::promising) with `factor` in place of
+    /// [`PROMISING`].
+    pub(crate) fn within<B: Backbone>(
+        &self,
+        proposals: &[&Candidate<B>],
+        best: Option<f64>,
+        factor: f64,
+    ) -> bool {
         match (self.pick_predicted(proposals).1, best) {
-            (Some(predicted), Some(best)) if best > 0.0 => predicted <= (PROMISING * best).ln(),
+            (Some(predicted), Some(best)) if best > 0.0 => predicted <= (factor * best).ln(),
             _ => true,
         }
     }

@@ -1312,31 +1312,29 @@ mod tests {
         );
     }
 
-    /// Evaluations one to three decisions from the second-best start, in
-    /// local steps around `elites` leaves, where every neighbour of the
-    /// best start is three times slower and those of the second best only
-    /// 1.2 times.
-    fn near_the_second_best(elites: usize) -> usize {
+    /// Evaluations one to three decisions from the last of `starts`, in
+    /// local steps around `elites` leaves, where each start is worth its
+    /// value in `values` (the first the fastest), every neighbour of the
+    /// last start 1.2 and any other leaf 3.0.
+    fn near_the_last_start(starts: Vec<Leaf>, values: &[f64], elites: usize, seed: u64) -> usize {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
-        let best = first_values(&root);
-        let second = last_values(&root);
-        assert!(differing(&best, &second) > 6);
-        let (b, s) = (best.clone(), second.clone());
+        let last = starts.last().expect("a start").clone();
+        let (known, worth) = (starts.clone(), values.to_vec());
         let mut evaluate = move |leaf: &Leaf| {
-            Outcome::ok(match (differing(leaf, &b), differing(leaf, &s)) {
-                (0, _) => 1.0,
-                (_, 0) => 1.1,
-                (_, 1..=3) => 1.2,
-                _ => 3.0,
-            })
+            let value = match known.iter().position(|s| differing(leaf, s) == 0) {
+                Some(start) => worth[start],
+                None if (1..=3).contains(&differing(leaf, known.last().expect("a start"))) => 1.2,
+                None => 3.0,
+            };
+            Outcome::ok(value)
         };
         let config = SearchConfig {
-            seed: 5,
+            seed,
             budget: Budget::evaluations(60),
             priority: Vec::new(),
         };
-        let harness =
-            Harness::new(&mut evaluate, &config).with_starts(vec![best.clone(), second.clone()]);
+        let count = starts.len();
+        let harness = Harness::new(&mut evaluate, &config).with_starts(starts);
         let mcts_config = MctsConfig {
             local_steps: 100,
             local_period: 100,
@@ -1348,7 +1346,16 @@ mod tests {
         let result = mcts(&root, harness, &NoBound, &mcts_config);
         assert_eq!(result.evaluations.len(), 60);
         assert_eq!(result.best_value(), Some(1.0));
-        near(&root, &result.evaluations[2..], &second)
+        near(&root, &result.evaluations[count..], &last)
+    }
+
+    /// [`near_the_last_start`] from the first-values leaf (1.0) and the
+    /// last-values one (1.1), which differ in every decision.
+    fn near_the_second_best(elites: usize) -> usize {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
+        let starts = vec![first_values(&root), last_values(&root)];
+        assert!(differing(&starts[0], &starts[1]) > 6);
+        near_the_last_start(starts, &[1.0, 1.1], elites, 5)
     }
 
     #[test]
@@ -1437,47 +1444,17 @@ mod tests {
         leaf
     }
 
-    /// Evaluations one to three decisions from the third start, in local
-    /// steps around two elites, where every neighbour of the two fastest
-    /// starts is three times slower and those of the third only 1.2
-    /// times.
+    /// [`near_the_last_start`] around two elites, from three starts that
+    /// differ in every decision: the two fastest (1.0 and 1.1) have no
+    /// neighbour faster than 3.0, the third (1.15) has them at 1.2.
     fn near_the_third_start() -> usize {
         let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 12)).expect("a space");
-        let starts = [
+        let starts = vec![
             first_values(&root),
             last_values(&root),
             second_values(&root),
         ];
-        let third = starts[2].clone();
-        let known = starts.clone();
-        let mut evaluate = move |leaf: &Leaf| {
-            let apart: Vec<usize> = known.iter().map(|s| differing(leaf, s)).collect();
-            Outcome::ok(match apart.as_slice() {
-                [0, _, _] => 1.0,
-                [_, 0, _] => 1.1,
-                [_, _, 0] => 1.15,
-                [_, _, 1..=3] => 1.2,
-                _ => 3.0,
-            })
-        };
-        let config = SearchConfig {
-            seed: 6,
-            budget: Budget::evaluations(60),
-            priority: Vec::new(),
-        };
-        let harness = Harness::new(&mut evaluate, &config).with_starts(starts.to_vec());
-        let mcts_config = MctsConfig {
-            local_steps: 100,
-            local_period: 100,
-            screen: 8,
-            screen_rounds: 4,
-            elites: 2,
-            ..MctsConfig::default()
-        };
-        let result = mcts(&root, harness, &NoBound, &mcts_config);
-        assert_eq!(result.evaluations.len(), 60);
-        assert_eq!(result.best_value(), Some(1.0));
-        near(&root, &result.evaluations[3..], &third)
+        near_the_last_start(starts, &[1.0, 1.1, 1.15], 2, 6)
     }
 
     #[test]

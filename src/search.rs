@@ -13,7 +13,7 @@ use commute_runtime::fix::{apply_fixes, read_fix_file};
 use commute_runtime::search::journal::{Header, Journal, Replay};
 use commute_runtime::search::{
     mcts, run_exhaustive, run_greedy, run_random, Budget, Evaluator, Harness, MctsConfig, NoBound,
-    Outcome, SearchConfig, SearchResult, TreePolicy,
+    Outcome, SearchConfig, SearchResult, TreePolicy, UNIFORM_DESCENTS,
 };
 use commute_runtime::testing::RandomBackbone;
 use commute_runtime::{Backbone, Candidate};
@@ -196,6 +196,7 @@ fn search<B: Backbone>(options: &Options, backbone: B, description: String) -> R
             "target_seed": options.target_seed,
             "fixes": fixes,
             "priority": options.priority,
+            "descents": UNIFORM_DESCENTS,
             // Decisions are stored as value bits: resume only the same space.
             "space": commute_loops::fingerprint::fingerprint(description.as_bytes(), &root),
         }),
@@ -249,6 +250,7 @@ fn search_hosted(options: &Options, hosted: &Hosted) -> Result<(), String> {
             "evaluate": hosted.evaluate,
             "fixes": fixes,
             "priority": options.priority,
+            "descents": UNIFORM_DESCENTS,
             // Decisions are stored as value bits: resume only the same space.
             "space": commute_loops::fingerprint::fingerprint(description.as_bytes(), &root),
         }),

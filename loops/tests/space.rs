@@ -796,3 +796,72 @@ fn packing_is_offered_for_read_only_operands_over_tiles() {
     let error = fix(&atax, &unrolled).expect_err("a copy per jammed column");
     assert!(error.contains("dim_kind"), "{error}");
 }
+
+/// A kernel of six sweeps over two-dimensional arrays, three statements
+/// each, every sweep reading the last one's output: 72 dimensions, more
+/// than the 64 objects the engine's property rows cover.
+fn six_sweeps() -> KernelHost {
+    let arrays = ["A", "B", "C", "D", "E", "F", "G"];
+    let body: String = (0..6)
+        .map(|s| {
+            let (input, output) = (arrays[s], arrays[s + 1]);
+            format!(
+                "  for (i = 1; i < n; i++)\n    for (j = 1; j < n; j++) {{\n      T{s}[i][j] = {input}[i - 1][j] + {input}[i][j - 1];\n      U{s}[i][j] = T{s}[i][j] * 0.5 + U{s}[i - 1][j];\n      {output}[i][j] = U{s}[i][j - 1] + T{s}[i][j];\n    }}\n"
+            )
+        })
+        .collect();
+    host(&body)
+}
+
+#[test]
+fn enumerating_by_property_lists_changes_no_descent() {
+    use commute_runtime::descent::{random_descent_backtracking, Descent};
+    use commute_runtime::testing::{property_lists, without_property_lists};
+    use rand::SeedableRng;
+
+    let host = six_sweeps();
+    let listed = Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"));
+    let walked = without_property_lists(|| Candidate::new(Backbone(host.clone())))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        property_lists(&listed) > 0,
+        "the kernel is too small to have lists"
+    );
+    assert_eq!(property_lists(&walked), 0);
+    // Compared without printing: a decision vector is thousands of words.
+    assert!(listed.decisions() == walked.decisions(), "the roots differ");
+    let priority = &commute_loops::space::DECISION_PRIORITY;
+    let mut leaves = 0;
+    for seed in 0..8 {
+        let descend = |root| {
+            random_descent_backtracking(
+                root,
+                priority,
+                &mut rand::rngs::StdRng::seed_from_u64(seed),
+            )
+        };
+        match (descend(&listed), descend(&walked)) {
+            (
+                Descent::Leaf {
+                    leaf: a,
+                    decisions: x,
+                },
+                Descent::Leaf {
+                    leaf: b,
+                    decisions: y,
+                },
+            ) => {
+                assert!(
+                    a.decisions() == b.decisions() && x == y,
+                    "seed {seed}: the leaves differ"
+                );
+                leaves += 1;
+            }
+            (Descent::DeadEnd { decisions: x, .. }, Descent::DeadEnd { decisions: y, .. }) => {
+                assert_eq!(x, y, "seed {seed}")
+            }
+            _ => panic!("seed {seed}: one descent ended in a leaf, the other in a dead end"),
+        }
+    }
+    assert!(leaves > 0);
+}

@@ -133,6 +133,19 @@ impl<B: Backbone> Clone for Candidate<B> {
             compiled: self.compiled,
         }
     }
+
+    /// Reuses `self`'s buffers: a search that tries a decision on a copy
+    /// and keeps the copy only when it holds copies into the same memory
+    /// each time, instead of faulting in fresh pages for every try.
+    fn clone_from(&mut self, source: &Self) {
+        self.backbone = Arc::clone(&source.backbone);
+        self.layout = Arc::clone(&source.layout);
+        self.words.clone_from(&source.words);
+        self.fired.clone_from(&source.fired);
+        self.reasons.clone_from(&source.reasons);
+        self.open_from = source.open_from;
+        self.compiled = source.compiled;
+    }
 }
 
 impl<B: Backbone> Candidate<B> {
@@ -175,8 +188,10 @@ impl<B: Backbone> Candidate<B> {
 
     /// Like [`Candidate::new`], keeping explanations: when a decision is
     /// refused because earlier propagation removed its values, the error
-    /// names the constraint that removed them. Costs two bytes per instance
-    /// in every clone; meant for fixing decisions by hand.
+    /// names the constraint that removed them. Costs a slot per value of
+    /// every instance (4.6 KB per instance: a constraint and its binding
+    /// per value) in every clone; meant for fixing decisions by hand, not
+    /// for candidates cloned at every step.
     pub fn new_explained(backbone: B) -> Result<Self, CandidateError> {
         let mut candidate = Candidate::laid_out(backbone)?;
         candidate.reasons = Some(vec![NO_REASON; candidate.layout.instances * VALUE_SLOTS]);
@@ -193,6 +208,12 @@ impl<B: Backbone> Candidate<B> {
     pub fn without_explanations(mut self) -> Self {
         self.reasons = None;
         self
+    }
+
+    /// Whether the candidate keeps explanations (see
+    /// [`Candidate::new_explained`]).
+    pub fn is_explained(&self) -> bool {
+        self.reasons.is_some()
     }
 
     /// Why `instance` lost the values of `values` (in the order of its

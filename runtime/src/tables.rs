@@ -137,6 +137,10 @@ pub struct Tables {
     /// Per boolean property and parameter, where it holds for each tuple
     /// of the other arguments (see [`PropertyRows`]).
     pub(crate) property_rows: Vec<Vec<Option<PropertyRows>>>,
+    /// Per boolean property and parameter over a set too large for rows,
+    /// the objects for which it holds for each tuple of the other
+    /// arguments (see [`PropertyLists`]).
+    pub(crate) property_lists: Vec<Vec<Option<PropertyLists>>>,
     /// Per choice, the quotient set whose membership flag it is, if any
     /// (found once: the propagator asks on every change).
     pub(crate) flag_of: Vec<Option<u16>>,
@@ -204,6 +208,7 @@ impl Tables {
             counter_tuples: Vec::new(),
             universes: vec![Vec::new(); model.choices.len()],
             property_rows: Vec::new(),
+            property_lists: Vec::new(),
             callbacks: model
                 .triggers
                 .iter()
@@ -400,6 +405,7 @@ impl Tables {
             .map(|c| tables.static_counter_tuples(c as u16))
             .collect();
         tables.property_rows = property_rows(&tables);
+        tables.property_lists = property_lists(&tables);
         Ok(tables)
     }
 
@@ -647,6 +653,32 @@ impl Tables {
             }
         }
         Some(rows.rows[index])
+    }
+
+    /// The objects of `slot`'s set (in the set's order) for which a
+    /// boolean property holds, the other arguments given by `object(i)`
+    /// (`None` without lists for this slot).
+    #[inline]
+    pub(crate) fn property_list(
+        &self,
+        property: u16,
+        slot: usize,
+        object: impl Fn(usize) -> ObjectId,
+    ) -> Option<&[ObjectId]> {
+        let lists = self.property_lists[property as usize].get(slot)?.as_ref()?;
+        let sets = self.model.properties[property as usize].params;
+        let mut index = 0;
+        for (i, &set) in sets.iter().enumerate() {
+            if i == slot {
+                continue;
+            }
+            match self.position(set, object(i)) {
+                Some(p) => index = index * self.objects[set as usize].len() + p,
+                None => return Some(&[]),
+            }
+        }
+        let (start, end) = (lists.starts[index], lists.starts[index + 1]);
+        Some(&lists.objects[start as usize..end as usize])
     }
 
     /// Dense index of a tuple of objects of `sets`.
@@ -905,6 +937,99 @@ fn triangle_positions(instance: usize) -> (usize, usize) {
 pub(crate) struct PropertyRows {
     pub root: u16,
     pub rows: Vec<u64>,
+}
+
+/// For a boolean property and one of its parameters, whose set is too
+/// large for [`PropertyRows`]: per tuple of the other arguments (in
+/// [`Tables::tuple_index`] order without the parameter), the objects of
+/// the parameter's set for which the property holds, in the set's order.
+/// Enumerating a variable that a negated property literal screens (`!p ||
+/// ...`) walks the list instead of the whole set: for a pair of loop
+/// dimensions, the few dependences `pair_positive` names rather than all
+/// 336 of PolyBench's deriche.
+#[derive(Debug)]
+pub(crate) struct PropertyLists {
+    /// The parameter's set.
+    pub set: u16,
+    /// Where each tuple's objects start in `objects`, and a last end.
+    starts: Vec<u32>,
+    objects: Vec<ObjectId>,
+}
+
+std::thread_local! {
+    /// Set by [`crate::testing::without_property_lists`].
+    pub(crate) static NO_PROPERTY_LISTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Tables larger than this many tuples (all arguments) get no lists.
+const MAX_LISTED_TUPLES: usize = 1 << 25;
+
+/// The lists of every boolean property and slot that a constraint reads
+/// through a negated literal, over a plain set with more than 64 objects
+/// (smaller ones have rows), where every parameter's set is plain.
+fn property_lists(tables: &Tables) -> Vec<Vec<Option<PropertyLists>>> {
+    let model = tables.model;
+    if NO_PROPERTY_LISTS.get() {
+        return model.properties.iter().map(|_| Vec::new()).collect();
+    }
+    let negated = |property: usize| {
+        model.constraints.iter().any(|c| {
+            c.literals.iter().any(|l| {
+                matches!(l, Literal::Property { property: p, negated: true, .. } if *p as usize == property)
+            })
+        })
+    };
+    model
+        .properties
+        .iter()
+        .enumerate()
+        .map(|(property, def)| {
+            let listed = def.ty == PropertyType::Bool
+                && def
+                    .params
+                    .iter()
+                    .all(|&s| model.sets[s as usize].params.is_empty())
+                && negated(property);
+            let sizes: Vec<usize> = def
+                .params
+                .iter()
+                .map(|&s| tables.set_objects(s, &[]).len())
+                .collect();
+            let tuples: usize = sizes.iter().product();
+            (0..def.params.len())
+                .map(|slot| {
+                    let set = def.params[slot];
+                    if !listed || sizes[slot] <= 64 || tuples > MAX_LISTED_TUPLES {
+                        return None;
+                    }
+                    let count = tuples / sizes[slot];
+                    let mut starts = Vec::with_capacity(count + 1);
+                    let mut objects = Vec::new();
+                    let mut args = vec![0; sizes.len()];
+                    for index in 0..count {
+                        let mut rest = index;
+                        for i in (0..sizes.len()).rev().filter(|&i| i != slot) {
+                            args[i] = tables.set_objects(def.params[i], &[])[rest % sizes[i]];
+                            rest /= sizes[i];
+                        }
+                        starts.push(u32::try_from(objects.len()).ok()?);
+                        for &object in tables.set_objects(set, &[]) {
+                            args[slot] = object;
+                            if tables.bool_property(property as u16, &args) {
+                                objects.push(object);
+                            }
+                        }
+                    }
+                    starts.push(u32::try_from(objects.len()).ok()?);
+                    Some(PropertyLists {
+                        set,
+                        starts,
+                        objects,
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Rows above this many are not kept.

@@ -138,3 +138,25 @@ impl<P: Propagators> Backbone for RandomBackbone<P> {
         P::filter(constraint, clause)
     }
 }
+
+/// Runs `f` with the tables of every candidate laid out inside it built
+/// without property lists, so that enumeration walks whole sets: to check
+/// that the lists change no propagation.
+pub fn without_property_lists<R>(f: impl FnOnce() -> R) -> R {
+    let before = crate::tables::NO_PROPERTY_LISTS.replace(true);
+    let result = f();
+    crate::tables::NO_PROPERTY_LISTS.set(before);
+    result
+}
+
+/// How many (property, parameter) pairs of `candidate`'s tables have
+/// property lists.
+pub fn property_lists<B: Backbone>(candidate: &crate::Candidate<B>) -> usize {
+    candidate
+        .layout()
+        .property_lists
+        .iter()
+        .flatten()
+        .filter(|lists| lists.is_some())
+        .count()
+}

@@ -4,7 +4,7 @@
 //! dimensions), else the first value that survives. `commute lower` completes an expert's fixed
 //! decisions this way.
 
-use commute_runtime::{Candidate, Domain, InstanceId};
+use commute_runtime::{Action, Candidate, DeadEnd, Domain, InstanceId};
 
 use crate::space::host::KernelHost;
 use crate::space::names::Names;
@@ -14,52 +14,87 @@ use crate::space::{
 };
 
 /// The candidate with every open decision taken, original values first.
+/// Returned without explanations (a slot per value of every instance,
+/// copied at every try: 98 s of copies on PolyBench's deriche); when a
+/// decision has no value left, the error names the constraint that
+/// removed them where `start` keeps explanations.
 pub fn complete_with_original(
     host: &KernelHost,
     start: &Candidate<Backbone<KernelHost>>,
 ) -> Result<Candidate<Backbone<KernelHost>>, String> {
-    let mut candidate = start.clone();
-    // Order first: it decides the shape (and skews and shifts where it
-    // needs them), then sizes, then kinds, then the compiler's flags.
-    let priority = [
-        order::CHOICE,
-        skew::CHOICE,
-        shift::CHOICE,
-        tile_size::CHOICE,
-        dim_kind::CHOICE,
-        schedule::CHOICE,
-        accumulate::CHOICE,
-        pack::CHOICE,
-        optimizer::CHOICE,
-        vector_width::CHOICE,
-    ];
-    while let Some(instance) = candidate.next_open(&priority) {
+    let mut candidate = start.clone().without_explanations();
+    // Every try is made on `child`, refilled from `candidate` in place.
+    let mut child = candidate.clone();
+    let mut taken = Vec::new();
+    while let Some(instance) = candidate.next_open(&COMPLETION_PRIORITY) {
         let mut alternatives = candidate.alternatives(&instance);
         let preferred = original_value(host, &candidate, &instance);
         alternatives.sort_by_key(|a| a.values != preferred);
         let mut last_error = None;
-        let mut applied = false;
+        let mut applied = None;
         for action in alternatives {
-            let mut child = candidate.clone();
+            child.clone_from(&candidate);
             match child.apply(&action) {
                 Ok(()) => {
-                    candidate = child;
-                    applied = true;
+                    applied = Some(action);
                     break;
                 }
                 Err(dead_end) => last_error = Some(dead_end),
             }
         }
-        if !applied {
+        let Some(action) = applied else {
+            let dead_end = explained_dead_end(start, &taken, &instance).or(last_error);
             let names = Names::new(host);
             return Err(format!(
                 "no value of {} holds after the fixed decisions{}",
                 instance.display(candidate.model()),
-                last_error.map_or(String::new(), |e| format!(": {}", names.dead_end(host, &e)))
+                dead_end.map_or(String::new(), |e| format!(": {}", names.dead_end(host, &e)))
             ));
-        }
+        };
+        std::mem::swap(&mut candidate, &mut child);
+        taken.push(action);
     }
     Ok(candidate)
+}
+
+/// Order first: it decides the shape (and skews and shifts where it needs
+/// them), then sizes, then kinds, then the compiler's flags.
+const COMPLETION_PRIORITY: [u16; 10] = [
+    order::CHOICE,
+    skew::CHOICE,
+    shift::CHOICE,
+    tile_size::CHOICE,
+    dim_kind::CHOICE,
+    schedule::CHOICE,
+    accumulate::CHOICE,
+    pack::CHOICE,
+    optimizer::CHOICE,
+    vector_width::CHOICE,
+];
+
+/// Why no value of `instance` holds once `taken` is applied to `start`, as
+/// `start`'s explanations tell it (the last value's refusal), replayed on
+/// a copy of `start`; `None` when it keeps none.
+fn explained_dead_end(
+    start: &Candidate<Backbone<KernelHost>>,
+    taken: &[Action],
+    instance: &InstanceId,
+) -> Option<DeadEnd> {
+    if !start.is_explained() {
+        return None;
+    }
+    let mut replayed = start.clone();
+    for action in taken {
+        replayed.apply(action).ok()?;
+    }
+    let mut last = None;
+    for action in replayed.alternatives(instance) {
+        match replayed.clone().apply(&action) {
+            Ok(()) => return None,
+            Err(dead_end) => last = Some(dead_end),
+        }
+    }
+    last
 }
 
 /// The value an instance has in the original program, as a mask (0 for

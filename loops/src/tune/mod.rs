@@ -30,6 +30,7 @@ use commute_runtime::search::journal::{Header, Journal, Replay};
 use commute_runtime::search::{
     mcts, run_exhaustive, run_greedy, run_random, Bound, Budget, Evaluation,
     Harness as SearchHarness, MctsConfig, NoBound, SearchConfig, Status, StopReason,
+    UNIFORM_DESCENTS,
 };
 
 pub use baselines::{fastest as fastest_baseline, Baseline, BASELINE_RECORD, RESULT_RECORD};
@@ -323,6 +324,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "elites_ranked_by": "yield",
             "local_within": MctsConfig::default().local_within,
             "min_tree_steps": MIN_TREE_STEPS,
+            "descents": UNIFORM_DESCENTS,
             "cutoff": options.cutoff,
             "bound": bound.is_some(),
             "polly_start": polly_start,

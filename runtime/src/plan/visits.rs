@@ -81,6 +81,11 @@ pub(crate) struct Hold {
     /// its root set and appears once: (property, slot, arguments,
     /// negated), to screen its objects with one row.
     pub row: Option<(u16, usize, &'static [Var], bool)>,
+    /// Where the literal is negated, its last variable is a slot of the
+    /// property with lists over the variable's own set and appears once:
+    /// (property, slot, arguments), to enumerate only the objects for
+    /// which the property holds (where it does not, the literal is true).
+    pub list: Option<(u16, usize, &'static [Var])>,
 }
 
 /// The hold of a property literal of a scope with variables `vars`, the
@@ -109,7 +114,25 @@ fn hold(tables: &Tables, vars: &[VarDef], literal: &'static Literal, bound: u32)
         }
         _ => None,
     };
-    Some(Hold { last, literal, row })
+    let list = match slots.as_slice() {
+        &[slot]
+            if *negated
+                && tables.property_lists[*property as usize]
+                    .get(slot)
+                    .is_some_and(|l| {
+                        l.as_ref().is_some_and(|l| l.set == vars[last as usize].set)
+                    }) =>
+        {
+            Some((*property, slot, *args))
+        }
+        _ => None,
+    };
+    Some(Hold {
+        last,
+        literal,
+        row,
+        list,
+    })
 }
 
 /// Per constraint, the holds of its property literals with no variable

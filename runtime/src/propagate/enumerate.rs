@@ -125,7 +125,20 @@ impl<'a> Propagator<'a> {
         // objects, it binds a changed one, the later ones anything.
         let wanted = first_changed
             .and_then(|(changed, first)| (i <= first).then_some((changed, i == first)));
-        for &object in layout.set_objects(var.set, &args) {
+        // A negated literal with a list: only the objects for which its
+        // property holds (the list is in the set's order, a part of it).
+        let listed = holds
+            .iter()
+            .filter(|hold| hold.last as usize == i)
+            .find_map(|hold| {
+                let (property, slot, args) = hold.list?;
+                layout.property_list(property, slot, |k| b.objects[args[k] as usize])
+            });
+        let objects = match listed {
+            Some(objects) => objects,
+            None => layout.set_objects(var.set, &args),
+        };
+        for &object in objects {
             if let Some((changed, want)) = wanted {
                 if changed.contains(root, object) != want {
                     continue;

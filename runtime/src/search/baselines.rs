@@ -33,6 +33,13 @@ pub(crate) fn descend<B: Backbone>(
     bound: &dyn Bound<B>,
 ) -> Option<Candidate<B>> {
     let mut candidate = start.clone();
+    if let Pick::Uniform
+    | Pick::BoundWeighted {
+        threshold: None, ..
+    } = pick
+    {
+        return draw_until_one_holds(candidate, path, harness, bound);
+    }
     while let Some(instance) = candidate.next_open(&harness.priority) {
         let mut children: Vec<(Action, Candidate<B>)> = Vec::new();
         for action in candidate.alternatives(&instance) {
@@ -47,6 +54,46 @@ pub(crate) fn descend<B: Backbone>(
         let (action, child) = children.swap_remove(chosen);
         path.push(action);
         candidate = child;
+    }
+    Some(candidate)
+}
+
+/// How uniform descents draw, for journal headers: a journal written by
+/// searches that drew otherwise replays other proposals, so it is not
+/// resumed.
+pub const UNIFORM_DESCENTS: &str = "one value drawn at a time, another when it fails";
+
+/// [`descend`] with a uniform pick: draws one value and applies it, and
+/// draws again among the others only when propagation refutes it or
+/// `bound` prunes it. That is the same distribution as a draw among the
+/// children that survive, at one propagation per decision instead of one
+/// per value.
+fn draw_until_one_holds<B: Backbone>(
+    mut candidate: Candidate<B>,
+    path: &mut Vec<Action>,
+    harness: &mut Harness<B>,
+    bound: &dyn Bound<B>,
+) -> Option<Candidate<B>> {
+    // Every try is made on `child`, refilled from `candidate` in place.
+    let mut child = candidate.clone();
+    while let Some(instance) = candidate.next_open(&harness.priority) {
+        let mut alternatives = candidate.alternatives(&instance);
+        loop {
+            if alternatives.is_empty() {
+                return None;
+            }
+            let action = alternatives.swap_remove(harness.rng.random_range(0..alternatives.len()));
+            child.clone_from(&candidate);
+            match child.apply(&action) {
+                Ok(()) if harness.prunes(bound, &child) => {}
+                Ok(()) => {
+                    path.push(action);
+                    std::mem::swap(&mut candidate, &mut child);
+                    break;
+                }
+                Err(_) => harness.dead_ends += 1,
+            }
+        }
     }
     Some(candidate)
 }

@@ -45,6 +45,7 @@ mod unconstrained;
 
 pub use baselines::{
     exhaustive_search, greedy_search, random_search, run_exhaustive, run_greedy, run_random,
+    UNIFORM_DESCENTS,
 };
 pub use harness::{
     Bound, Budget, Evaluator, Harness, NoBound, Outcome, Remeasured, SearchConfig, SearchResult,

@@ -641,18 +641,10 @@ impl Tables {
         object: impl Fn(usize) -> ObjectId,
     ) -> Option<u64> {
         let rows = self.property_rows[property as usize].get(slot)?.as_ref()?;
-        let sets = self.model.properties[property as usize].params;
-        let mut index = 0;
-        for (i, &set) in sets.iter().enumerate() {
-            if i == slot {
-                continue;
-            }
-            match self.position(set, object(i)) {
-                Some(p) => index = index * self.objects[set as usize].len() + p,
-                None => return Some(0),
-            }
-        }
-        Some(rows.rows[index])
+        Some(
+            self.index_without(property, slot, object)
+                .map_or(0, |index| rows.rows[index]),
+        )
     }
 
     /// The objects of `slot`'s set (in the set's order) for which a
@@ -666,19 +658,31 @@ impl Tables {
         object: impl Fn(usize) -> ObjectId,
     ) -> Option<&[ObjectId]> {
         let lists = self.property_lists[property as usize].get(slot)?.as_ref()?;
+        let Some(index) = self.index_without(property, slot, object) else {
+            return Some(&[]);
+        };
+        let (start, end) = (lists.starts[index], lists.starts[index + 1]);
+        Some(&lists.objects[start as usize..end as usize])
+    }
+
+    /// The index of a property's row or list: the dense index of its
+    /// arguments but `slot`'s, given by `object(i)` (`None` when one is not
+    /// an object of its set).
+    #[inline]
+    fn index_without(
+        &self,
+        property: u16,
+        slot: usize,
+        object: impl Fn(usize) -> ObjectId,
+    ) -> Option<usize> {
         let sets = self.model.properties[property as usize].params;
         let mut index = 0;
         for (i, &set) in sets.iter().enumerate() {
-            if i == slot {
-                continue;
-            }
-            match self.position(set, object(i)) {
-                Some(p) => index = index * self.objects[set as usize].len() + p,
-                None => return Some(&[]),
+            if i != slot {
+                index = index * self.objects[set as usize].len() + self.position(set, object(i))?;
             }
         }
-        let (start, end) = (lists.starts[index], lists.starts[index + 1]);
-        Some(&lists.objects[start as usize..end as usize])
+        Some(index)
     }
 
     /// Dense index of a tuple of objects of `sets`.

@@ -18,11 +18,11 @@
 
 use std::time::{Duration, Instant};
 
-use commute_runtime::{Action, Domain, InstanceId};
+use commute_runtime::{Action, DeadEnd, Domain, InstanceId};
 
 use super::schedule::{PollyRegion, PollyStatement, ScheduleDim};
 use crate::frontend::StatementId;
-use crate::space::complete::complete_with_original;
+use crate::space::complete::{complete_with_original, replayed_dead_end};
 use crate::space::host::{Dimension, KernelHost};
 use crate::space::names::Names;
 use crate::space::{dim_kind, order, tile_size, LoopCandidate, StatementsId};
@@ -95,7 +95,9 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         statements: Vec::new(),
         taken: Vec::new(),
         untranslated: Vec::new(),
-        candidate: root.clone(),
+        // Without explanations: a copy per decision tried would copy a
+        // slot per value of every instance (see `complete_with_original`).
+        candidate: root.clone().without_explanations(),
         chains: Vec::new(),
     };
     let best = regions
@@ -134,7 +136,7 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
             continue;
         };
         let polly = &region.statements[p];
-        if let Some(statement) = read_statement(host, s, polly, &names, &mut translation) {
+        if let Some(statement) = read_statement(host, root, s, polly, &names, &mut translation) {
             read.push(statement);
         }
     }
@@ -172,14 +174,13 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
                 translation.candidate = next;
                 translation.taken.push(action);
             }
-            Err(dead_end) => refused.push(format!(
-                "{}: {}",
-                names.describe(&translation.candidate, &action),
-                names.dead_end(host, &dead_end)
-            )),
+            // Only the first few are shown, named as `root` explains them.
+            Err(_) if refused.len() >= SHOWN => refused.push(String::new()),
+            Err(dead_end) => {
+                refused.push(refusal(host, &names, root, &translation, &action, dead_end))
+            }
         }
     }
-    const SHOWN: usize = 8;
     let hidden = refused.len().saturating_sub(SHOWN);
     translation.untranslated.extend(
         refused
@@ -308,6 +309,7 @@ fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usiz
 /// sizes it implies taken on `translation`'s candidate.
 fn read_statement(
     host: &KernelHost,
+    root: &LoopCandidate,
     s: usize,
     polly: &PollyStatement,
     names: &Names,
@@ -400,7 +402,7 @@ fn read_statement(
     for (depth, size) in sizes.iter().enumerate() {
         match size {
             Some(size) if whole => {
-                take_tile_size(host, s, dim(depth, false), *size, names, translation)
+                take_tile_size(host, root, s, dim(depth, false), *size, names, translation)
             }
             Some(_) => {}
             None if whole => translation.untranslated.push(format!(
@@ -427,6 +429,7 @@ fn read_statement(
 /// `tile_size(point) = size`, or a line saying why not.
 fn take_tile_size(
     host: &KernelHost,
+    root: &LoopCandidate,
     s: usize,
     point: Option<StatementsId>,
     size: i64,
@@ -459,12 +462,33 @@ fn take_tile_size(
             translation.candidate = next;
             translation.taken.push(action);
         }
-        Err(dead_end) => translation.untranslated.push(format!(
-            "refused {}: {}",
-            names.describe(&translation.candidate, &action),
-            names.dead_end(host, &dead_end)
-        )),
+        Err(dead_end) => {
+            let refused = refusal(host, names, root, translation, &action, dead_end);
+            translation.untranslated.push(format!("refused {refused}"));
+        }
     }
+}
+
+/// Refused decisions listed in the translation's notes (the others are
+/// counted).
+const SHOWN: usize = 8;
+
+/// `action` and why it is refused after the translation's decisions, the
+/// reason as `root`'s explanations give it where it keeps them.
+fn refusal(
+    host: &KernelHost,
+    names: &Names,
+    root: &LoopCandidate,
+    translation: &Translation,
+    action: &Action,
+    dead_end: DeadEnd,
+) -> String {
+    let dead_end = replayed_dead_end(root, &translation.taken, action).unwrap_or(dead_end);
+    format!(
+        "{}: {}",
+        names.describe(&translation.candidate, action),
+        names.dead_end(host, &dead_end)
+    )
 }
 
 /// The `order` decisions the chains imply, the telling ones first:

@@ -73,13 +73,37 @@ const COMPLETION_PRIORITY: [u16; 10] = [
 ];
 
 /// Why no value of `instance` holds once `taken` is applied to `start`, as
-/// `start`'s explanations tell it (the last value's refusal), replayed on
-/// a copy of `start`; `None` when it keeps none.
+/// `start`'s explanations tell it (the last value's refusal); `None` when
+/// it keeps none.
 fn explained_dead_end(
     start: &Candidate<Backbone<KernelHost>>,
     taken: &[Action],
     instance: &InstanceId,
 ) -> Option<DeadEnd> {
+    let mut replayed = replay(start, taken)?;
+    let last = replayed.alternatives(instance).pop()?;
+    replayed.apply(&last).err()
+}
+
+/// Why `action` is refused once `taken` is applied to `start`, as
+/// `start`'s explanations tell it: for a search that runs on a copy
+/// without them (see [`complete_with_original`]) and names the
+/// constraint only when a decision is refused. `None` when `start` keeps
+/// no explanations or `action` holds.
+pub fn replayed_dead_end(
+    start: &Candidate<Backbone<KernelHost>>,
+    taken: &[Action],
+    action: &Action,
+) -> Option<DeadEnd> {
+    replay(start, taken)?.apply(action).err()
+}
+
+/// `start`, explained, with `taken` applied; `None` when it keeps no
+/// explanations or one is refused.
+fn replay(
+    start: &Candidate<Backbone<KernelHost>>,
+    taken: &[Action],
+) -> Option<Candidate<Backbone<KernelHost>>> {
     if !start.is_explained() {
         return None;
     }
@@ -87,14 +111,7 @@ fn explained_dead_end(
     for action in taken {
         replayed.apply(action).ok()?;
     }
-    let mut last = None;
-    for action in replayed.alternatives(instance) {
-        match replayed.clone().apply(&action) {
-            Ok(()) => return None,
-            Err(dead_end) => last = Some(dead_end),
-        }
-    }
-    last
+    Some(replayed)
 }
 
 /// The value an instance has in the original program, as a mask (0 for

@@ -865,3 +865,57 @@ fn enumerating_by_property_lists_changes_no_descent() {
     }
     assert!(leaves > 0);
 }
+
+#[test]
+fn a_refusal_met_without_explanations_is_explained_by_replaying_on_the_explained_root() {
+    use commute_loops::space::complete::replayed_dead_end;
+    use commute_loops::space::{dim_kind, tile_size};
+    use commute_runtime::{Action, Domain};
+
+    let prefix_sum = host("  for (i = 1; i < n; i++)\n    A[i] = A[i - 1] + B[i];");
+    let explained = root(&prefix_sum);
+    let plain = explained.clone().without_explanations();
+    let point = prefix_sum.point(LoopId(0)).expect("a loop").0;
+    let kind = |values| Action {
+        choice: dim_kind::CHOICE,
+        objects: vec![point],
+        values,
+    };
+    // A decision taken first, so that the replay has something to apply:
+    // the loop tiled by its largest size.
+    let tile = Action {
+        choice: tile_size::CHOICE,
+        objects: vec![point],
+        values: 0,
+    };
+    let Some(Domain::Integer { universe, .. }) = plain.domain(&tile.instance()) else {
+        panic!("tile_size is an integer choice");
+    };
+    let tiled = Action {
+        values: 1 << (universe.len() - 1),
+        ..tile
+    };
+    let mut taken = plain.clone();
+    taken.apply(&tiled).expect("a tile size");
+
+    let parallel = kind(dim_kind::PARALLEL);
+    let unexplained = taken
+        .clone()
+        .apply(&parallel)
+        .expect_err("the loop carries");
+    assert!(
+        !unexplained.message.contains("removed the other values"),
+        "{unexplained}"
+    );
+    let replayed = replayed_dead_end(&explained, std::slice::from_ref(&tiled), &parallel)
+        .expect("refused on the explained root too");
+    assert!(
+        replayed.message.contains("removed the other values") && replayed.constraint.is_some(),
+        "{replayed}"
+    );
+    // Nothing to explain: a root without explanations, or a decision that
+    // holds.
+    assert!(replayed_dead_end(&plain, std::slice::from_ref(&tiled), &parallel).is_none());
+    let sequential = kind(dim_kind::SEQUENTIAL);
+    assert!(replayed_dead_end(&explained, &[tiled], &sequential).is_none());
+}

@@ -123,14 +123,8 @@ const OPEN_HINTS: usize = 8;
 impl<B: Backbone> Clone for Candidate<B> {
     fn clone(&self) -> Self {
         Candidate {
-            backbone: Arc::clone(&self.backbone),
-            layout: Arc::clone(&self.layout),
-            words: self.words.clone(),
-            fired: self.fired.clone(),
             reasons: self.reasons.clone(),
-            scratch: Scratch::default(),
-            open_from: self.open_from,
-            compiled: self.compiled,
+            ..self.unexplained_copy()
         }
     }
 
@@ -208,6 +202,22 @@ impl<B: Backbone> Candidate<B> {
     pub fn without_explanations(mut self) -> Self {
         self.reasons = None;
         self
+    }
+
+    /// A copy without the explanations (as
+    /// [`Candidate::without_explanations`] leaves it), made without copying
+    /// them: for searches that start from an explained root.
+    pub fn unexplained_copy(&self) -> Self {
+        Candidate {
+            backbone: Arc::clone(&self.backbone),
+            layout: Arc::clone(&self.layout),
+            words: self.words.clone(),
+            fired: self.fired.clone(),
+            reasons: None,
+            scratch: Scratch::default(),
+            open_from: self.open_from,
+            compiled: self.compiled,
+        }
     }
 
     /// Whether the candidate keeps explanations (see

@@ -97,7 +97,7 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         untranslated: Vec::new(),
         // Without explanations: a copy per decision tried would copy a
         // slot per value of every instance (see `complete_with_original`).
-        candidate: root.clone().without_explanations(),
+        candidate: root.unexplained_copy(),
         chains: Vec::new(),
     };
     let best = regions

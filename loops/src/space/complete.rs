@@ -22,7 +22,7 @@ pub fn complete_with_original(
     host: &KernelHost,
     start: &Candidate<Backbone<KernelHost>>,
 ) -> Result<Candidate<Backbone<KernelHost>>, String> {
-    let mut candidate = start.clone().without_explanations();
+    let mut candidate = start.unexplained_copy();
     // Every try is made on `child`, refilled from `candidate` in place.
     let mut child = candidate.clone();
     let mut taken = Vec::new();

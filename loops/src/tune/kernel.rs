@@ -84,7 +84,7 @@ impl LoadedKernel {
             );
         }
         pin_straight_line_code(&host, &mut root)?;
-        let unfixed = root.clone().without_explanations();
+        let unfixed = root.unexplained_copy();
         apply_named_fixes(&host, &mut root, &fixes)?;
         let names = Names::new(&host);
         Ok(LoadedKernel {

@@ -408,7 +408,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // Replayed evaluations are not run again, so the best of them is, once:
     // it competes with what the search finds now.
     if let Some(recorded) = replay.as_ref().and_then(|r| best_recorded(r.evaluations())) {
-        let mut leaf = loaded.root.clone().without_explanations();
+        let mut leaf = loaded.root.unexplained_copy();
         let note = match recorded.path.iter().try_for_each(|action| leaf.apply(action)) {
             Ok(()) if leaf.is_complete() => {
                 let (_, note) = evaluator.measure(&leaf, Some(recorded.index));
@@ -436,7 +436,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     if let Some(replay) = replay {
         search = search.with_replay(replay);
     }
-    let root = &loaded.root.clone().without_explanations();
+    let root = &loaded.root.unexplained_copy();
     let result = match options.search {
         Strategy::Mcts => mcts(
             root,

@@ -149,7 +149,9 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         }
     }
     let actions = relations(&read, &mut translation.untranslated);
-    let mut refused = Vec::new();
+    // The first few refusals, named as `root` explains them; the others
+    // counted.
+    let (mut refused, mut hidden) = (Vec::new(), 0);
     let deadline = Instant::now() + APPLY_TIME;
     for (done, action) in actions.iter().enumerate() {
         // Most relations follow from the first ones: only those still
@@ -174,20 +176,15 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
                 translation.candidate = next;
                 translation.taken.push(action);
             }
-            // Only the first few are shown, named as `root` explains them.
-            Err(_) if refused.len() >= SHOWN => refused.push(String::new()),
+            Err(_) if refused.len() >= SHOWN => hidden += 1,
             Err(dead_end) => {
                 refused.push(refusal(host, &names, root, &translation, &action, dead_end))
             }
         }
     }
-    let hidden = refused.len().saturating_sub(SHOWN);
-    translation.untranslated.extend(
-        refused
-            .into_iter()
-            .take(SHOWN)
-            .map(|r| format!("refused {r}")),
-    );
+    translation
+        .untranslated
+        .extend(refused.into_iter().map(|r| format!("refused {r}")));
     if hidden > 0 {
         translation
             .untranslated

@@ -30,7 +30,8 @@ pub fn complete_with_original(
         let mut alternatives = candidate.alternatives(&instance);
         let preferred = original_value(host, &candidate, &instance);
         alternatives.sort_by_key(|a| a.values != preferred);
-        let mut last_error = None;
+        // The last value refused, and why.
+        let mut refused = None;
         let mut applied = None;
         for action in alternatives {
             child.clone_from(&candidate);
@@ -39,11 +40,13 @@ pub fn complete_with_original(
                     applied = Some(action);
                     break;
                 }
-                Err(dead_end) => last_error = Some(dead_end),
+                Err(dead_end) => refused = Some((action, dead_end)),
             }
         }
         let Some(action) = applied else {
-            let dead_end = explained_dead_end(start, &taken, &instance).or(last_error);
+            let dead_end = refused.map(|(action, dead_end)| {
+                replayed_dead_end(start, &taken, &action).unwrap_or(dead_end)
+            });
             let names = Names::new(host);
             return Err(format!(
                 "no value of {} holds after the fixed decisions{}",
@@ -71,19 +74,6 @@ const COMPLETION_PRIORITY: [u16; 10] = [
     optimizer::CHOICE,
     vector_width::CHOICE,
 ];
-
-/// Why no value of `instance` holds once `taken` is applied to `start`, as
-/// `start`'s explanations tell it (the last value's refusal); `None` when
-/// it keeps none.
-fn explained_dead_end(
-    start: &Candidate<Backbone<KernelHost>>,
-    taken: &[Action],
-    instance: &InstanceId,
-) -> Option<DeadEnd> {
-    let mut replayed = replay(start, taken)?;
-    let last = replayed.alternatives(instance).pop()?;
-    replayed.apply(&last).err()
-}
 
 /// Why `action` is refused once `taken` is applied to `start`, as
 /// `start`'s explanations tell it: for a search that runs on a copy

@@ -12,7 +12,7 @@ use commute_loops::space::pins::pin_straight_line_code;
 use commute_loops::space::DECISION_PRIORITY;
 use commute_loops::space::{
     accumulate, dim_kind, follows_the_point, order, pack, schedule, shift, skew, tile_size,
-    Backbone, StatementsId,
+    Backbone,
 };
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
@@ -82,13 +82,7 @@ fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
     );
     // A tile dimension's size, skew and shift follow its point's: not
     // listed.
-    let mirrored = |instance: &InstanceId| {
-        follows_the_point(instance.choice)
-            && instance
-                .objects
-                .iter()
-                .any(|&o| host.dimension(StatementsId(o)).is_some_and(|d| d.tile))
-    };
+    let mirrored = |instance: &InstanceId| follows_the_point(&host, instance);
     for (choice, name) in [
         (dim_kind::CHOICE, "dim_kind"),
         (schedule::CHOICE, "schedule"),

@@ -486,7 +486,12 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
     // both statements where they have the same values.
     // (k's tile dimension may be parallel too: k carries only the
     // reduction into C.)
-    assert!(stdout.contains("\n  dim_kind (10 open):\n"), "{stdout}");
+    assert!(stdout.contains("\n  dim_kind (15 open):\n"), "{stdout}");
+    // Blocks, tiles of tiles, step by tiles: never unrolled.
+    assert!(
+        stdout.contains("\n    dim_kind(k.block) in SEQUENTIAL | PARALLEL\n"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("\n    dim_kind(k.tile) in SEQUENTIAL | PARALLEL\n"),
         "{stdout}"

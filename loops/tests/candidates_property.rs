@@ -46,6 +46,16 @@ const STYLE: Style = Style {
     head: "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {\n  int i, j, k, l;",
 };
 
+/// Nests three deep, whose loops have blocks (tiles of tiles), with
+/// extents above the smallest span offered (16).
+const DEEP: Style = Style {
+    iterators: &["i", "j", "k"],
+    nest: 0.8,
+    extents: (17, 20),
+    head: "double A[28][28], B[28][28], C[28][28], s;\nvoid kernel(void) {\n  int i, j, k, l;",
+    ..STYLE
+};
+
 fn root(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
     Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -254,6 +264,68 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     );
     eprintln!("nests with loops counting down, guarded statements, conditional expressions: {constructs:?}");
     assert!(constructs.iter().all(|&c| c > 0), "{constructs:?}");
+}
+
+/// Random candidates of nests three deep, whose loops are tiled twice
+/// (blocks of tiles) in about half of them: each computes the original
+/// memory, and block loops are seen, parallel ones, and ones away from
+/// their tile (other loops between).
+#[test]
+fn blocked_candidates_of_random_deep_nests_compute_the_original_memory() {
+    let cases: u64 = std::env::var("COMMUTE_PROPERTY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(8, |c: u64| c.div_ceil(5));
+    // Block loops, parallel ones, ones with another loop between them and
+    // their tile.
+    let mut blocks = [0usize; 3];
+    let mut leaves_checked = 0;
+    for seed in 0..cases {
+        let source = random_nests::program(&DEEP, seed);
+        let kernel = match read_kernel("random.c", &source) {
+            Ok(kernel) => kernel,
+            Err(e) if e.message.contains("ever runs") => continue,
+            Err(e) => panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"),
+        };
+        let expected = reference(&kernel);
+        let host = KernelHost::new(kernel.clone());
+        let mut rng = StdRng::seed_from_u64(seed);
+        for _ in 0..30 {
+            let Descent::Leaf { leaf, .. } =
+                random_descent_backtracking(&root(&host), &[], &mut rng)
+            else {
+                continue;
+            };
+            let schedule = Schedule::from_candidate(&host, &leaf)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{source}"));
+            let outline = || schedule.outline(&kernel);
+            match run(&kernel, &schedule, &[], LIMIT) {
+                Ok(memory) => assert!(
+                    memory == expected,
+                    "seed {seed}: a candidate computes another result:\n{source}\n{}",
+                    outline()
+                ),
+                Err(error) => panic!("seed {seed}: {error:?}\n{source}\n{}", outline()),
+            }
+            leaves_checked += 1;
+            for l in schedule
+                .loops()
+                .into_iter()
+                .filter(|l| l.part == Part::Block)
+            {
+                blocks[0] += 1;
+                blocks[1] += usize::from(l.kind == Kind::Parallel);
+                blocks[2] += usize::from(
+                    !matches!(&l.body[..], [Node::Loop(t)] if t.part == Part::Tile && t.loops == l.loops),
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{leaves_checked} candidates of {cases} random deep nests; block loops, parallel ones, \
+         ones away from their tile: {blocks:?}"
+    );
+    assert!(blocks.iter().all(|&b| b > 0), "{blocks:?}");
 }
 
 /// The elements the nest writes, run directly from the kernel's loops

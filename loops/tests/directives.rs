@@ -18,7 +18,7 @@ use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_loops::space::complete::complete_with_original;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::apply_named_fixes;
-use commute_loops::space::Backbone;
+use commute_loops::space::{Backbone, Host};
 use commute_runtime::descent::{random_descent_backtracking, Descent};
 use commute_runtime::fix::apply_fixes;
 use commute_runtime::Candidate;
@@ -664,13 +664,16 @@ fn seidel_covariance_and_atax_candidates_compute_the_original_arrays() {
     );
 }
 
-/// Every dimension sequential and no loop distributed: descents from it
-/// vary orders and sizes.
+/// Every dimension sequential, no loop distributed and no block (which
+/// directives do not express): descents from it vary orders and sizes.
 fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
     let mut fixes = Vec::new();
     for l in 0..host.kernel().loops.len() {
         let dims = host.loop_dims(LoopId(l));
         for &d in &dims {
+            if host.is_block(d) {
+                fixes.push(format!("tile_size({}) = 1", d.0));
+            }
             fixes.push(format!("dim_kind({}) = SEQUENTIAL", d.0));
             fixes.push(format!("accumulate({}) = NO", d.0));
             fixes.push(format!("skew({}) = NO", d.0));
@@ -681,7 +684,7 @@ fn sequential_start(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
         for &a in &dims {
             for &b in &dims {
                 let (da, db) = (host.dimension(a).unwrap(), host.dimension(b).unwrap());
-                if a.0 < b.0 && da.tile == db.tile {
+                if a.0 < b.0 && da.part == db.part {
                     fixes.push(format!("order({}, {}) = MERGED", a.0, b.0));
                 }
             }
@@ -828,6 +831,36 @@ fn shifted_loops_are_not_expressible() {
     let schedule = named(&host, &["order(i, i#2) = MERGED", "shift(i#2) = YES"]);
     let e = expect_not_expressible(&host, &schedule, "shifted");
     assert!(e.0.contains("iterations late in a fused loop"), "{e}");
+}
+
+/// Nor blocks (tiles of tiles): `tile` over `tile` is not one the rules
+/// know, so a tree with a block loop is the explicit code's, which the
+/// caller falls back to (`tests/blocks.rs` runs such trees).
+#[test]
+fn blocked_loops_are_not_expressible() {
+    // gemm: loops i 0, j 1, k 2, j#2 3; statements S0 (C *= beta), S1.
+    let host = host_of("gemm");
+    let with = |part: Part, size: i64, body: Vec<Node>| match tree_loop(&[0], body) {
+        Node::Loop(l) => Node::Loop(TreeLoop { part, size, ..l }),
+        other => other,
+    };
+    let inner = vec![
+        tree_loop(&[1], vec![statement(0)]),
+        tree_loop(&[2], vec![tree_loop(&[3], vec![statement(1)])]),
+    ];
+    let blocked = Schedule {
+        roots: vec![with(
+            Part::Block,
+            16,
+            vec![with(Part::Tile, 4, vec![with(Part::Point, 4, inner)])],
+        )],
+        skews: Vec::new(),
+        shifts: Vec::new(),
+    };
+    let e = expect_not_expressible(&host, &blocked, "blocked");
+    assert!(e.0.contains("blocked"), "{e}");
+    let code = explicit_code(host.kernel(), &blocked, &[]).expect("explicit code writes it");
+    assert!(code.contains("for (int i_b = "), "{code}");
 }
 
 #[test]

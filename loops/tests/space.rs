@@ -366,9 +366,12 @@ fn an_illegal_fix_is_refused_with_the_dependence_named() {
         error.contains("no statement or loop is named `q`"),
         "{error}"
     );
-    assert!(error.contains("i.tile@S0, i@S0, j.tile, j"), "{error}");
     assert!(
-        error.contains("i.tile, i stand for a loop's dimensions"),
+        error.contains("i.block@S0, i.tile@S0, i@S0, j.block, j.tile, j"),
+        "{error}"
+    );
+    assert!(
+        error.contains("i.block, i.tile, i stand for a loop's dimensions"),
         "{error}"
     );
 }
@@ -918,4 +921,74 @@ fn a_refusal_met_without_explanations_is_explained_by_replaying_on_the_explained
     assert!(replayed_dead_end(&plain, std::slice::from_ref(&tiled), &parallel).is_none());
     let sequential = kind(dim_kind::SEQUENTIAL);
     assert!(replayed_dead_end(&explained, &[tiled], &sequential).is_none());
+}
+
+/// Loops of nests three deep, and the loops they may be merged with, get
+/// a block dimension (a tile of tiles) outside their tile: it spans whole
+/// tiles of a tiled loop, more than one; it runs skewed with its loop; and
+/// it carries what its loop carries.
+#[test]
+fn blocks_hold_several_whole_tiles_of_loops_in_deep_nests() {
+    use commute_loops::space::names::Names;
+    let gemm = example_host("gemm.c");
+    let names = Names::new(&gemm).all().join(", ");
+    // The beta scaling's `i` and `j` are merged with the product's.
+    assert!(
+        names.contains("i.block@S0, i.tile@S0, i@S0, j.block, j.tile, j, i.block@S1"),
+        "{names}"
+    );
+    assert!(names.contains("k.block, k.tile, k,"), "{names}");
+    fix(&gemm, &["tile_size(k) = 16", "tile_size(k.block) = 128"])
+        .unwrap_or_else(|e| panic!("{e}"));
+    for refused in [
+        ["tile_size(k) = 1", "tile_size(k.block) = 128"],
+        ["tile_size(k) = 128", "tile_size(k.block) = 128"],
+        ["tile_size(k) = 256", "tile_size(k.block) = 128"],
+        ["tile_size(k.block) = 1", "dim_kind(k.block) = PARALLEL"],
+        ["order(k.block, k.tile) = INNER", "tile_size(k) = 4"],
+        [
+            "dim_kind(i.block@S1) = PARALLEL",
+            "dim_kind(i.tile@S1) = PARALLEL",
+        ],
+    ] {
+        assert!(fix(&gemm, &refused).is_err(), "{refused:?} holds");
+    }
+    let error = fix(&gemm, &["dim_kind(k.block) = UNROLL"]).expect_err("blocks are not unrolled");
+    assert!(error.contains("dim_kind(k.block)"), "{error}");
+    // A block may sit away from its tile: the rows' blocks outside the
+    // sum's tiles, the rows' tiles of 4 inside them (a cache block of A
+    // around register tiles).
+    fix(
+        &gemm,
+        &[
+            "tile_size(i) = 4",
+            "tile_size(i.block) = 64",
+            "tile_size(k) = 128",
+            "order(k.tile, i.block@S1) = OUTER",
+            "order(i.block@S1, j#2.tile) = OUTER",
+            "order(j#2.tile, i.tile@S1) = OUTER",
+            "order(i.tile@S1, k) = OUTER",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Nests two deep have none.
+    let shallow =
+        host("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      A[i][j] = B[j][i];");
+    let names = Names::new(&shallow).all().join(", ");
+    assert!(!names.contains(".block"), "{names}");
+    // seidel-2d: a block takes its loop's skew, and the time loop's
+    // blocks carry the sweep's dependences, as its tiles do.
+    let seidel = example_host("seidel-2d.c");
+    let error = fix(&seidel, &["skew(j) = YES", "skew(j.block) = NO"]).expect_err("skewed apart");
+    assert!(error.contains("skew(j.block)"), "{error}");
+    let error = fix(
+        &seidel,
+        &[
+            "tile_size(t) = 4",
+            "tile_size(t.block) = 16",
+            "dim_kind(t.block) = PARALLEL",
+        ],
+    )
+    .expect_err("t carries the sweep");
+    assert!(error.contains("$dep = the dependence"), "{error}");
 }

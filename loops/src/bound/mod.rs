@@ -45,7 +45,7 @@ pub use params::{probe_lines, Element};
 
 use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
 use crate::harness::{preprocess, HarnessConfig};
-use crate::space::host::{Dimension, KernelHost};
+use crate::space::host::{Dimension, KernelHost, Part};
 use crate::space::{dim_kind, order, tile_size, LoopCandidate, StatementsId};
 
 /// The peak rate and bandwidth are raised by these shares (frequencies
@@ -111,14 +111,18 @@ impl KernelWork {
                     .loops
                     .iter()
                     .filter_map(|&l| {
-                        let dim = |tile| {
+                        let dim = |part| {
                             host.dim(Dimension {
                                 statement: StatementId(s),
                                 loop_id: l,
-                                tile,
+                                part,
                             })
                         };
-                        Some((dim(true)?, dim(false)?, trips(kernel, l, &params)))
+                        Some((
+                            dim(Part::Tile)?,
+                            dim(Part::Point)?,
+                            trips(kernel, l, &params),
+                        ))
                     })
                     .collect();
                 let boxed = loops.len() == statement.loops.len()

@@ -63,7 +63,8 @@
 //! segment's generated nest, a vector tiled loop, unroll-and-jam of a loop
 //! with inner loops, a triangular segment, a collapsed loop, a reduction
 //! into an array element (its private accumulator is explicit code's), a
-//! packed operand (its buffer is explicit code's).
+//! packed operand (its buffer is explicit code's), a block loop (a tile
+//! of tiles: the explicit code's).
 //!
 //! A loop that reduces scalars ([`reduced`]) gets `reduction(+: s)` (or
 //! `*`) on its `parallel for` or `simd`; a dynamic parallel loop gets
@@ -142,6 +143,14 @@ pub fn loop_directives(
     kernel: &Kernel,
     schedule: &Schedule,
 ) -> Result<Vec<(LoopId, Vec<String>)>, NotExpressible> {
+    // A tile of tiles would be `tile` over `tile`, whose generated loops
+    // then need interchanging; clang was not checked to do that right.
+    if let Some(l) = schedule.loops().iter().find(|l| l.part == Part::Block) {
+        return fail(format!(
+            "the loop {} is blocked (tiles of tiles): explicit code writes its block loop",
+            loop_name(kernel, l.loops[0])
+        ));
+    }
     // A reduction into an array element needs a private accumulator,
     // which only the explicit code declares.
     for l in schedule.loops() {

@@ -45,6 +45,7 @@ pub fn explicit_code(
         schedule,
         scan: &scan,
         tile_names: tile_names(kernel),
+        block_names: block_names(kernel),
         point_names: point_names(kernel),
         skewed_names: skewed_names(kernel),
         path: Vec::new(),
@@ -154,6 +155,13 @@ fn tile_names(kernel: &Kernel) -> Vec<String> {
     suffixed_names(kernel, 't')
 }
 
+/// A name per loop for its block iterator (a tile of tiles), `<iterator>_b`,
+/// made unique against every identifier of the file; it ends in another
+/// letter than the tile, point and skewed names, so it is none of them.
+fn block_names(kernel: &Kernel) -> Vec<String> {
+    suffixed_names(kernel, 'b')
+}
+
 /// A name per loop for its skewed counter, `<iterator>_s` (the statements
 /// bind their iterators from it), made unique against every identifier of
 /// the file.
@@ -216,6 +224,7 @@ struct Writer<'a> {
     schedule: &'a Schedule,
     scan: &'a Scan<'a>,
     tile_names: Vec<String>,
+    block_names: Vec<String>,
     point_names: Vec<String>,
     /// Per loop, the variable of its skewed point loops.
     skewed_names: Vec<String>,
@@ -317,6 +326,7 @@ impl Writer<'_> {
             Term::Param(p) => return self.kernel.params[p].clone(),
             Term::Point(l) => (l, Part::Point),
             Term::Tile(l) => (l, Part::Tile),
+            Term::Block(l) => (l, Part::Block),
         };
         self.path
             .iter()
@@ -326,6 +336,7 @@ impl Writer<'_> {
             .unwrap_or_else(|| match part {
                 Part::Point => self.point_names[loop_id.0].clone(),
                 Part::Tile => self.tile_names[loop_id.0].clone(),
+                Part::Block => self.block_names[loop_id.0].clone(),
             })
     }
 
@@ -497,6 +508,7 @@ impl Writer<'_> {
             Part::Point if skewed => self.skewed_names[x.0].clone(),
             Part::Point => self.point_names[x.0].clone(),
             Part::Tile => self.tile_names[x.0].clone(),
+            Part::Block => self.block_names[x.0].clone(),
         };
         let mut candidates: Vec<(usize, String)> = Vec::new();
         for x in std::iter::once(l.loops[0]).chain(members.iter().map(|(_, x)| *x)) {
@@ -1042,7 +1054,9 @@ impl Writer<'_> {
             } else {
                 Vec::new()
             };
-        let tile_start = (l.part == Part::Tile).then(|| self.tile_start(bounds, &lower, l.size));
+        // Blocks start like tiles, at a multiple of their span from the
+        // origin; the tiles inside then start at the block's start.
+        let tile_start = (l.part != Part::Point).then(|| self.tile_start(bounds, &lower, l.size));
         let jam_base = bounds
             .statements
             .first()
@@ -1057,7 +1071,7 @@ impl Writer<'_> {
         // Steps of one through the statements' bounds.
         let bounded = format!("for (int {variable} = {lower}; {variable} < {upper}; {variable}++)");
         match (l.part, l.kind) {
-            (Part::Tile, kind) => {
+            (Part::Tile | Part::Block, kind) => {
                 let start = tile_start.unwrap_or_default();
                 let header = format!(
                     "for (int {variable} = {start}; {variable} < {upper}; {variable} += {})",
@@ -1135,8 +1149,8 @@ impl Writer<'_> {
         self.path.pop();
     }
 
-    /// The first tile: the first value congruent to the origin modulo the
-    /// size that is at least `lower`. The origin reads the first
+    /// The first tile (or block): the first value congruent to the origin
+    /// modulo the size (or span) that is at least `lower`. The origin reads the first
     /// statement's iterators.
     fn tile_start(&self, bounds: &LoopBounds, lower: &str, size: i64) -> String {
         let origin = &bounds.origin;
@@ -1151,6 +1165,15 @@ impl Writer<'_> {
             .collect();
         if let [low, rest @ ..] = &lowers[..] {
             let same = rest.iter().all(|x| x == low);
+            // Tiles inside a block from its start: the block's iterator,
+            // a tile start already.
+            let block_start = bounds
+                .statements
+                .iter()
+                .all(|(_, x, _)| low.is(Term::Block(*x)));
+            if same && block_start {
+                return self.numerator(first, low);
+            }
             if same && low.divisor == 1 && low.terms == origin.terms {
                 let start = origin.constant
                     + size

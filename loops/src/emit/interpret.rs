@@ -84,6 +84,7 @@ pub fn run(
         params,
         iterators: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
         tiles: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
+        blocks: vec![vec![None; kernel.loops.len()]; kernel.statements.len()],
         memory: HashMap::new(),
         packs: Vec::new(),
         parallel: Vec::new(),
@@ -147,7 +148,7 @@ struct Machine<'a> {
     scan: &'a Scan<'a>,
     /// The ranges statements must be in along the enclosing loops (which
     /// run over the hull of their statements' ranges): statement, its
-    /// loop, tile or point, range.
+    /// loop, block, tile or point, range.
     guards: Vec<(StatementId, LoopId, Part, &'a Interval)>,
     params: &'a [i64],
     /// Per statement and C loop, the iterator's value here: merged loops
@@ -155,6 +156,8 @@ struct Machine<'a> {
     /// may be at two places for two statements.
     iterators: Vec<Vec<Option<i64>>>,
     tiles: Vec<Vec<Option<i64>>>,
+    /// Per statement and C loop, the block iterator's value here.
+    blocks: Vec<Vec<Option<i64>>>,
     memory: Memory,
     /// The packed copies filled by the loops around, innermost last.
     packs: Vec<PackedCopy>,
@@ -211,6 +214,7 @@ impl<'a> Machine<'a> {
             Term::Param(p) => self.params.get(p).copied(),
             Term::Point(l) => self.iterators[s.0][l.0],
             Term::Tile(l) => self.tiles[s.0][l.0],
+            Term::Block(l) => self.blocks[s.0][l.0],
         }
     }
 
@@ -233,8 +237,8 @@ impl<'a> Machine<'a> {
     }
 
     /// The iterations of a loop, in program order: the hull of its
-    /// statements' ranges, tiles from the first start at or past its
-    /// lower end that is congruent to the origin.
+    /// statements' ranges, tiles (and blocks) from the first start at or
+    /// past its lower end that is congruent to the origin.
     fn iterations(&self, l: &TreeLoop, bounds: &LoopBounds) -> Result<Vec<i64>, RunError> {
         let (mut lower, mut upper) = (i64::MAX, i64::MIN);
         for (s, _, range) in &bounds.statements {
@@ -246,7 +250,7 @@ impl<'a> Machine<'a> {
             return Ok(Vec::new());
         }
         Ok(match l.part {
-            Part::Tile => {
+            Part::Tile | Part::Block => {
                 let size = l.size.max(1);
                 let first = bounds.statements.first().map_or(StatementId(0), |x| x.0);
                 let origin = self.bound(first, &bounds.origin, false)?;
@@ -261,6 +265,7 @@ impl<'a> Machine<'a> {
         for &(s, x) in members {
             match l.part {
                 Part::Tile => self.tiles[s.0][x.0] = value,
+                Part::Block => self.blocks[s.0][x.0] = value,
                 Part::Point => self.iterators[s.0][x.0] = value,
             }
         }
@@ -322,7 +327,11 @@ impl<'a> Machine<'a> {
                 reductions: HashMap::new(),
             });
         }
-        let saved = (self.iterators.clone(), self.tiles.clone());
+        let saved = (
+            self.iterators.clone(),
+            self.tiles.clone(),
+            self.blocks.clone(),
+        );
         let mut result = Ok(());
         for value in iterations {
             if let Some(scope) = self.parallel.last_mut().filter(|_| scoped) {
@@ -340,7 +349,7 @@ impl<'a> Machine<'a> {
                 break;
             }
         }
-        (self.iterators, self.tiles) = saved;
+        (self.iterators, self.tiles, self.blocks) = saved;
         if scoped {
             self.parallel.pop();
         }
@@ -436,6 +445,7 @@ impl<'a> Machine<'a> {
             }
             let value = match part {
                 Part::Tile => self.tiles[s][loop_id.0],
+                Part::Block => self.blocks[s][loop_id.0],
                 Part::Point => self.iterators[s][loop_id.0],
             }
             .ok_or_else(|| RunError::Unbound("a guard outside its loop".into()))?;

@@ -18,6 +18,15 @@
 //! statement of a merged loop: the loop's lower bound when it reads only
 //! parameters, else 0.
 //!
+//! A blocked loop (a tile of tiles) has a block iterator `b` too, outside
+//! its tile iterator, stepping by the span `S` (a multiple of the tile
+//! size) from the same origin: `b <= t <= b + S - T`. The tile starts are
+//! congruent to the origin modulo `T` and `b` is modulo `S`, so the tiles
+//! inside one block are exactly those of these rows: the projection
+//! stays exact, and every tile (so every point) falls in one block. A
+//! blocked loop that is not tiled has its points in the block directly,
+//! `b <= x <= b + S - 1`.
+//!
 //! The affine conditions of the `if` statements around a statement are
 //! constraints of its polyhedron too, enforced like the bounds of the
 //! innermost loop they read (so `if (j > i)` becomes a bound of `j`, or
@@ -42,6 +51,8 @@ pub enum Term {
     Point(LoopId),
     /// The tile iterator of a C loop.
     Tile(LoopId),
+    /// The block iterator of a C loop (a tile of tiles).
+    Block(LoopId),
 }
 
 /// `(constant + sum(coefficient * term)) / divisor`, rounded up when it is
@@ -123,8 +134,8 @@ pub struct LoopBounds {
     /// Per statement inside the loop, in the tree's order: its own C loop
     /// at this level and its range.
     pub statements: Vec<(StatementId, LoopId, Interval)>,
-    /// For a tile loop: the value its iterations are congruent to, modulo
-    /// the tile size (parameters only).
+    /// For a tile or block loop: the value its iterations are congruent
+    /// to, modulo the tile size or the block's span (parameters only).
     pub origin: Bound,
 }
 
@@ -190,7 +201,7 @@ impl<'a> Scan<'a> {
             &schedule.roots,
             &mut Vec::new(),
             &mut origins_found,
-        );
+        )?;
         let origins = origins_found;
         let mut per_loop: Vec<Vec<(StatementId, LoopId, Interval)>> =
             vec![Vec::new(); tree_loops.len()];
@@ -270,6 +281,7 @@ fn collect<'a>(
                         )));
                     }
                 }
+                blocks_enclose_their_tiles(kernel, *s, &levels)?;
                 paths.push((*s, levels));
             }
             Node::Loop(l) => {
@@ -284,20 +296,78 @@ fn collect<'a>(
     Ok(())
 }
 
+/// The block rows hold only when a block is outside the tile and the
+/// point of its C loop, spans more than a tile and a whole number of
+/// tiles; a tree built otherwise is an error, not wrong bounds.
+fn blocks_enclose_their_tiles(
+    kernel: &Kernel,
+    s: StatementId,
+    levels: &[Level],
+) -> Result<(), ScanError> {
+    for (at, block) in levels.iter().enumerate() {
+        if block.part != Part::Block {
+            continue;
+        }
+        let name = &kernel.loops[block.loop_id.0].iterator;
+        let of_loop = |part: Part| {
+            levels
+                .iter()
+                .position(|v| v.loop_id == block.loop_id && v.part == part)
+        };
+        let outside = |i: Option<usize>| i.is_some_and(|i| i < at);
+        let (tile, point) = (of_loop(Part::Tile), of_loop(Part::Point));
+        if outside(tile) || outside(point) {
+            return Err(ScanError(format!(
+                "the block loop of `{name}` of S{} is inside its tile or point loop",
+                s.0
+            )));
+        }
+        if levels[at + 1..]
+            .iter()
+            .any(|v| v.loop_id == block.loop_id && v.part == Part::Block)
+        {
+            return Err(ScanError(format!(
+                "the loop `{name}` of S{} has two block loops",
+                s.0
+            )));
+        }
+        let size = tile.map_or(1, |t| levels[t].size);
+        if size < 1 || block.size <= size || block.size % size != 0 {
+            return Err(ScanError(format!(
+                "the block of `{name}` of S{} spans {} iterations, not a multiple of its tiles of {size} larger than them",
+                s.0, block.size
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A loop around the one whose origin is sought: its part, its members
+/// and its origin.
+type Around = (Part, Vec<(StatementId, LoopId)>, Bound);
+
 /// Each tree loop's origin, in [`Schedule::loops`] order: for a tile loop,
 /// the lower bound its C loops share when it reads only parameters and
 /// iterators of loops outside it that every statement of the loop shares
 /// (as OpenMP's `tile` steps from the loop's own lower bound), else 0 (so
-/// for a skewed or shifted loop);
+/// for a skewed or shifted loop); a block loop's alike (its tiles then
+/// start at a block's start);
 /// merged statements step through the same tiles either way. Iterators
 /// are read as the loop's first statement's.
+///
+/// A tile loop inside a block loop of its C loop steps from the block's
+/// origin instead: a block holds whole tiles only when its start is a tile
+/// start, and a block merged over statements whose lower bounds differ
+/// steps from 0 where a tile loop of one of them would step from its own
+/// bound. Blocks of one tile loop's statements that step from different
+/// origins are an error.
 fn origins(
     kernel: &Kernel,
     schedule: &Schedule,
     nodes: &[Node],
-    outer: &mut Vec<(Part, Vec<(StatementId, LoopId)>)>,
+    outer: &mut Vec<Around>,
     out: &mut Vec<Bound>,
-) {
+) -> Result<(), ScanError> {
     for node in nodes {
         let Node::Loop(l) = node else { continue };
         let members = l.members(kernel);
@@ -306,22 +376,40 @@ fn origins(
         let skewed = members
             .iter()
             .any(|&(s, x)| schedule.skew(s, x).is_some() || schedule.shift(s, x) != 0);
-        out.push(if skewed {
-            Bound::constant(0)
-        } else {
-            origin(kernel, l, &members, outer)
-        });
-        outer.push((l.part, members));
-        origins(kernel, schedule, &l.body, outer, out);
+        let blocks: Vec<&Bound> = outer
+            .iter()
+            .filter(|(part, outer_members, _)| {
+                *part == Part::Block && members.iter().any(|m| outer_members.contains(m))
+            })
+            .map(|(_, _, origin)| origin)
+            .collect();
+        let found = match blocks.first() {
+            Some(&first) if l.part == Part::Tile => {
+                if blocks.iter().any(|b| *b != first) {
+                    return Err(ScanError(format!(
+                        "the tile loop of `{}` is inside blocks that step from different origins",
+                        kernel.loops[l.loops[0].0].iterator
+                    )));
+                }
+                first.clone()
+            }
+            _ if skewed => Bound::constant(0),
+            _ => origin(kernel, l, &members, &outer[..]),
+        };
+        out.push(found.clone());
+        outer.push((l.part, members, found));
+        let result = origins(kernel, schedule, &l.body, outer, out);
         outer.pop();
+        result?;
     }
+    Ok(())
 }
 
 fn origin(
     kernel: &Kernel,
     l: &TreeLoop,
     members: &[(StatementId, LoopId)],
-    outer: &[(Part, Vec<(StatementId, LoopId)>)],
+    outer: &[Around],
 ) -> Bound {
     let lowers: Vec<&Affine> = members
         .iter()
@@ -330,7 +418,7 @@ fn origin(
     let Some(&(first, _)) = members.first() else {
         return Bound::constant(0);
     };
-    if l.part != Part::Tile || lowers.iter().any(|a| *a != lowers[0]) {
+    if l.part == Part::Point || lowers.iter().any(|a| *a != lowers[0]) {
         return Bound::constant(0);
     }
     let mut terms = Vec::new();
@@ -339,7 +427,7 @@ fn origin(
             Variable::Param(p) => terms.push((Term::Param(p), c)),
             Variable::Iterator(x) => {
                 // One outer point loop holds `x` for every statement here.
-                let shared = outer.iter().any(|(part, outer_members)| {
+                let shared = outer.iter().any(|(part, outer_members, _)| {
                     *part == Part::Point
                         && outer_members.contains(&(first, x))
                         && members
@@ -499,6 +587,41 @@ fn statement_ranges(
                 },
             )); // t + T - 1 - x >= 0
         }
+        if level.part == Part::Block {
+            // The block holds the tiles `b, b + T, .., b + S - T` (both
+            // congruent to the origin, S a multiple of T), or the points
+            // `b .. b + S - 1` of an untiled loop: exact rows, so the
+            // tiles a projection finds in a block are all there is.
+            let inner = levels
+                .iter()
+                .enumerate()
+                .skip(i + 1)
+                .find(|(_, v)| v.loop_id == level.loop_id && v.part == Part::Tile)
+                .map_or((point_var[&level.loop_id], 1), |(j, v)| {
+                    (params + j, v.size)
+                });
+            let (b, (t, size)) = (params + i, inner);
+            let mut low = vec![0i64; width];
+            low[t] = 1;
+            low[b] = -1;
+            rows.push((
+                level.loop_id,
+                Inequality {
+                    coefficients: low,
+                    constant: 0,
+                },
+            )); // t - b >= 0
+            let mut high = vec![0i64; width];
+            high[t] = -1;
+            high[b] = 1;
+            rows.push((
+                level.loop_id,
+                Inequality {
+                    coefficients: high,
+                    constant: level.size - size,
+                },
+            )); // b + S - T - t >= 0
+        }
     }
     let own: Vec<Inequality> = rows.iter().map(|(_, r)| r.clone()).collect();
     // Bounds read the statement's own loops.
@@ -510,6 +633,7 @@ fn statement_ranges(
             match level.part {
                 Part::Point => Term::Point(level.loop_id),
                 Part::Tile => Term::Tile(level.loop_id),
+                Part::Block => Term::Block(level.loop_id),
             }
         }
     };
@@ -614,11 +738,12 @@ fn statement_ranges(
             lower: lower_rows.iter().map(to_bound).collect(),
             upper: upper_rows.iter().map(to_bound).collect(),
         };
-        if level.part == Part::Tile {
+        if level.part != Part::Point {
             // Tile iterations are congruent to the origin, so each lower
             // bound that differs from it by a constant rounds up to the
             // next tile start: say so to the loops inside, which then drop
-            // bounds the tile implies.
+            // bounds the tile implies. Block iterations alike, modulo the
+            // span.
             let origin = &origins[level.tree];
             for low in &range.lower {
                 if low.divisor == 1 && low.terms == origin.terms {
@@ -634,7 +759,7 @@ fn statement_ranges(
                                 .iter()
                                 .position(|v| v.part == Part::Point && v.loop_id == x)
                                 .map(|i| params + i),
-                            Term::Tile(_) => None,
+                            Term::Tile(_) | Term::Block(_) => None,
                         };
                         match index {
                             Some(index) => coefficients[index] -= c,
@@ -775,6 +900,7 @@ mod tests {
             Term::Param(p) => kernel.params[p].clone(),
             Term::Point(l) => kernel.loops[l.0].iterator.clone(),
             Term::Tile(l) => format!("{}_t", kernel.loops[l.0].iterator),
+            Term::Block(l) => format!("{}_b", kernel.loops[l.0].iterator),
         };
         let text = |b: &Bound| {
             let mut out = b.constant.to_string();
@@ -831,6 +957,77 @@ mod tests {
                 "0 + 1*j_t..=-1 + 1*i,3 + 1*j_t"
             ]
         );
+    }
+
+    #[test]
+    fn a_block_holds_the_tiles_of_its_span() {
+        // Blocks of 16 rows of i around tiles of 4: the blocks start at 0
+        // (i's lower bound, rounded from -15 to the origin), each holds
+        // the tiles i_b, .., i_b + 12 that are in i's range, and the
+        // points are within their tile; j's triangle is unchanged.
+        let kernel = kernel();
+        let schedule = nest(&[
+            (0, Part::Block, 16),
+            (0, Part::Tile, 4),
+            (0, Part::Point, 4),
+            (1, Part::Point, 1),
+        ]);
+        assert_eq!(
+            ranges(&kernel, &schedule),
+            [
+                "-15..=-1 + 1*N",
+                "0 + 1*i_b..=12 + 1*i_b,-1 + 1*N",
+                "0 + 1*i_t..=-1 + 1*N,3 + 1*i_t",
+                "0..=-1 + 1*i"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_block_of_the_triangle_outside_the_other_loops_tile() {
+        // Blocks of 16 of j outside tiles of 4 of i: j's blocks span j's
+        // range (0 <= j < i < N), i's tiles span i's own (loops inside
+        // add nothing unless empty), and j's tiles are in their block
+        // and below the tile's last row.
+        let kernel = kernel();
+        let schedule = nest(&[
+            (1, Part::Block, 16),
+            (0, Part::Tile, 4),
+            (1, Part::Tile, 4),
+            (0, Part::Point, 4),
+            (1, Part::Point, 4),
+        ]);
+        assert_eq!(
+            ranges(&kernel, &schedule),
+            [
+                "-15..=-2 + 1*N",
+                "-3..=-1 + 1*N",
+                "0 + 1*j_b..=2 + 1*i_t,12 + 1*j_b,-2 + 1*N",
+                "0 + 1*i_t,1 + 1*j_t..=-1 + 1*N,3 + 1*i_t",
+                "0 + 1*j_t..=-1 + 1*i,3 + 1*j_t"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_block_inside_its_tile_or_not_spanning_whole_tiles_is_an_error() {
+        let kernel = kernel();
+        let inside = nest(&[
+            (0, Part::Tile, 4),
+            (0, Part::Block, 16),
+            (0, Part::Point, 4),
+            (1, Part::Point, 1),
+        ]);
+        let error = Scan::new(&kernel, &inside).expect_err("block inside its tile");
+        assert!(error.0.contains("inside its tile"), "{error}");
+        let uneven = nest(&[
+            (0, Part::Block, 10),
+            (0, Part::Tile, 4),
+            (0, Part::Point, 4),
+            (1, Part::Point, 1),
+        ]);
+        let error = Scan::new(&kernel, &uneven).expect_err("10 is not a multiple of 4");
+        assert!(error.0.contains("not a multiple"), "{error}");
     }
 
     #[test]

@@ -46,7 +46,8 @@ pub fn reduced(kernel: &Kernel, l: &TreeLoop) -> Vec<StatementId> {
 /// inside `l` that its target reads, outermost first, with their tile
 /// sizes (the block of elements one run of `l` updates: empty for one
 /// element). `None` when the target reads another loop inside `l`: a
-/// tile loop, an untiled loop, or one [`Kernel::blockable`] refuses.
+/// tile or block loop, an untiled loop, or one [`Kernel::blockable`]
+/// refuses.
 pub fn block(kernel: &Kernel, l: &TreeLoop, s: StatementId) -> Option<Vec<(LoopId, i64)>> {
     let mut out = Vec::new();
     for t in path_to(&l.body, s)? {
@@ -54,7 +55,7 @@ pub fn block(kernel: &Kernel, l: &TreeLoop, s: StatementId) -> Option<Vec<(LoopI
             if m != s || !kernel.target_reads(s, x) {
                 continue;
             }
-            if t.part == Part::Tile
+            if t.part != Part::Point
                 || t.size <= 1
                 || t.size > BLOCK_SIZE_LIMIT
                 || !kernel.blockable(s, x)

@@ -2,13 +2,18 @@
 //! the emitters write out and the interpreter runs.
 //!
 //! Every C loop around every statement is strip-mined into a tile
-//! dimension and a point dimension; merged dimensions (the statements of
-//! one C loop not distributed) are one loop of the tree, and a distributed
-//! C loop appears once per group of statements. With a tile size of 1 the loop is not tiled: its tile dimension runs
-//! once and is left out of the tree, and the point dimension is the whole
-//! loop. With a size `T > 1` the tile dimension steps by `T` over the
-//! loop's range and the point dimension runs the (at most `T`) iterations
-//! of one tile. A dimension's kind says how it runs; an unrolled point
+//! dimension and a point dimension, and the loops of statements in nests
+//! of three loops or more into a block dimension too (a tile of tiles);
+//! merged dimensions (the statements of one C loop not distributed) are
+//! one loop of the tree, and a distributed C loop appears once per group
+//! of statements. With a tile size of 1 the loop is not tiled: its tile
+//! dimension runs once and is left out of the tree, and the point
+//! dimension is the whole loop. With a size `T > 1` the tile dimension
+//! steps by `T` over the loop's range and the point dimension runs the (at
+//! most `T`) iterations of one tile. A block of span `S > 1` (a multiple
+//! of `T`, more than `T`) steps by `S` over the loop's range, outside its
+//! tile loop, which then steps by `T` over the `S / T` tiles of one block;
+//! a block of span 1 runs once and is left out. A dimension's kind says how it runs; an unrolled point
 //! dimension is unrolled and jammed: every statement below it is repeated
 //! once per iteration of the tile, in place.
 
@@ -42,14 +47,7 @@ pub enum Kind {
     Collapsed,
 }
 
-/// Which part of a strip-mined C loop a tree loop is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Part {
-    /// Steps by the tile size over the loop's range.
-    Tile,
-    /// The iterations of one tile, or the whole loop when it is not tiled.
-    Point,
-}
+pub use crate::space::host::Part;
 
 /// A loop of the tree: one dimension, or several merged (fused) ones.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,9 +58,11 @@ pub struct TreeLoop {
     /// trees written by hand, where [`TreeLoop::members`] reads them from
     /// `loops`.
     pub statements: Vec<(StatementId, LoopId)>,
-    /// The tile or the point part of the C loops.
+    /// The block, tile or point part of the C loops.
     pub part: Part,
-    /// The tile size of the C loop (1: not tiled).
+    /// The tile size of the C loop (1: not tiled), or for a block loop
+    /// the block's span in iterations of the C loop (a multiple of the
+    /// tile size, larger).
     pub size: i64,
     /// How the loop runs.
     pub kind: Kind,
@@ -243,29 +243,38 @@ impl Schedule {
         let decided = Decided { candidate };
         let n = host.kernel().statements.len() as u32;
         let objects = host.object_count() as u32;
-        // Per dimension object: its loop, whether it is a tile dimension,
-        // and the tile size of its loop around its statement.
-        let mut dims: Vec<(LoopId, bool, i64)> = Vec::new();
+        // Per dimension object: its loop, its part, and the tile size of
+        // its loop around its statement (a block's: its span).
+        let mut dims: Vec<(LoopId, Part, i64)> = Vec::new();
         for d in n..objects {
             let dimension = host
                 .dimension(StatementsId(d))
                 .ok_or_else(|| ScheduleError(format!("object {d} is not a dimension")))?;
-            let point = host
-                .dim(Dimension {
-                    tile: false,
+            let sized = if dimension.part == Part::Block {
+                StatementsId(d)
+            } else {
+                host.dim(Dimension {
+                    part: Part::Point,
                     ..dimension
                 })
-                .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?;
-            dims.push((dimension.loop_id, dimension.tile, decided.size(point.0)?));
+                .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?
+            };
+            dims.push((dimension.loop_id, dimension.part, decided.size(sized.0)?));
         }
         let dimension = |d: u32| {
-            let (l, tile, _) = dims[(d - n) as usize];
-            (l, tile)
+            let (l, part, _) = dims[(d - n) as usize];
+            (l, part)
         };
         let sizes: Vec<i64> = dims.iter().map(|x| x.2).collect();
-        // Tile dimensions of untiled loops run once: they are left out.
+        // Tile dimensions of untiled loops and blocks of span 1 run once:
+        // they are left out.
         let present: Vec<u32> = (0..objects)
-            .filter(|&x| x < n || !dims[(x - n) as usize].1 || dims[(x - n) as usize].2 > 1)
+            .filter(|&x| {
+                x < n || {
+                    let (_, part, size) = dims[(x - n) as usize];
+                    part == Part::Point || size > 1
+                }
+            })
             .collect();
         // Merged dimensions form one loop, named by the smallest.
         let mut group: Vec<u32> = (0..objects).collect();
@@ -321,7 +330,7 @@ impl Schedule {
                         .dim(Dimension {
                             statement,
                             loop_id: x,
-                            tile: false,
+                            part: Part::Point,
                         })
                         .ok_or_else(|| ScheduleError(format!("no point dimension for {d}")))?;
                     if access.reads_loop(x) && decided.order(d, point.0)? == order::OUTER {
@@ -355,11 +364,11 @@ impl Schedule {
             let (s, l) = (dimension.statement, dimension.loop_id);
             let not_offered =
                 |what: &str| ScheduleError(format!("{what}({d}) is YES, not offered"));
-            if !dimension.tile && decided.skewed(d)? {
+            if dimension.part == Part::Point && decided.skewed(d)? {
                 let skew = host.skew_of(s, l).ok_or_else(|| not_offered("skew"))?;
                 skews.push((s, l, skew));
             }
-            if !dimension.tile && decided.shifted(d)? {
+            if dimension.part == Part::Point && decided.shifted(d)? {
                 let by = host.shift_of(s, l).ok_or_else(|| not_offered("shift"))?;
                 shifts.push((s, l, by));
             }
@@ -494,6 +503,7 @@ impl Schedule {
                             })
                             .collect();
                         let part = match (l.part, l.size) {
+                            (Part::Block, size) => format!(" blocks of {size}"),
                             (Part::Tile, size) => format!(" tiles of {size}"),
                             (Part::Point, 1) => String::new(),
                             (Part::Point, size) => format!(" within a tile of {size}"),
@@ -533,7 +543,7 @@ impl Schedule {
     }
 }
 
-struct Builder<'a, F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> {
+struct Builder<'a, F: Fn(u32) -> (LoopId, Part), G: Fn(u32) -> StatementId> {
     decided: &'a Decided<'a>,
     packs: &'a [Vec<Pack>],
     statement_of: &'a G,
@@ -545,7 +555,7 @@ struct Builder<'a, F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> {
     dimension: &'a F,
 }
 
-impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> {
+impl<F: Fn(u32) -> (LoopId, Part), G: Fn(u32) -> StatementId> Builder<'_, F, G> {
     fn children(&self, of: Option<u32>) -> Result<Vec<Node>, ScheduleError> {
         let mut members: Vec<u32> = self
             .heads
@@ -575,8 +585,7 @@ impl<F: Fn(u32) -> (LoopId, bool), G: Fn(u32) -> StatementId> Builder<'_, F, G> 
             let merged: Vec<u32> = (self.n..self.group.len() as u32)
                 .filter(|&d| self.group[d as usize] == x)
                 .collect();
-            let (_, tile) = (self.dimension)(x);
-            let part = if tile { Part::Tile } else { Part::Point };
+            let (_, part) = (self.dimension)(x);
             let kind = self.decided.kind(x)?;
             // The merged dimensions of one C loop around several statements
             // are one loop.

@@ -23,7 +23,7 @@ use commute_runtime::{Action, DeadEnd, Domain, InstanceId};
 use super::schedule::{PollyRegion, PollyStatement, ScheduleDim};
 use crate::frontend::StatementId;
 use crate::space::complete::{complete_with_original, replayed_dead_end};
-use crate::space::host::{Dimension, KernelHost};
+use crate::space::host::{Dimension, KernelHost, Part};
 use crate::space::names::Names;
 use crate::space::{dim_kind, order, tile_size, LoopCandidate, StatementsId};
 
@@ -323,12 +323,13 @@ fn read_statement(
             return None;
         }
     };
+    // Polly's schedules tile once: its tiles and points, never blocks.
     let dim = |depth: usize, tile: bool| {
         loops.get(depth).and_then(|&l| {
             host.dim(Dimension {
                 statement: StatementId(s),
                 loop_id: l,
-                tile,
+                part: if tile { Part::Tile } else { Part::Point },
             })
         })
     };

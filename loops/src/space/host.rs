@@ -4,7 +4,8 @@
 //!
 //! Objects of `Statements`: the kernel's statements `0..n`, then the
 //! dimensions: for each statement in order, for each loop around it from
-//! the outermost, a tile dimension and a point dimension.
+//! the outermost, a block dimension (in nests three loops deep or
+//! more), a tile dimension and a point dimension.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,15 +20,44 @@ use crate::space::{order, DepsId, Host, OperandsId, StatementsId};
 /// Tile sizes offered for a point dimension (1: not tiled).
 const TILE_SIZES: [i64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
-/// One part (tile or point) of one C loop around one statement.
+/// Spans offered for a block dimension, in iterations (1: no block).
+const BLOCK_SPANS: [i64; 7] = [1, 16, 32, 64, 128, 256, 512];
+
+/// Statements in nests at least this deep have block dimensions, and so
+/// do the loops they may be merged with: a second tiling level pays where
+/// a tile reuses data along a third loop (a product's `k`, a stencil's
+/// time), and each one adds a dimension per loop to the order the search
+/// decides.
+const BLOCKED_DEPTH: usize = 3;
+
+/// Which part of a strip-mined C loop a dimension is, outermost first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Part {
+    /// Steps by the block's span over the loop's range: a tile of tiles
+    /// (the second tiling level, for caches around register tiles).
+    Block,
+    /// Steps by the tile size over the loop's range, or over one block.
+    Tile,
+    /// The iterations of one tile, or the whole loop when it is not tiled.
+    Point,
+}
+
+/// One part (block, tile or point) of one C loop around one statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Dimension {
     /// The statement the dimension is of.
     pub statement: StatementId,
     /// The C loop it comes from.
     pub loop_id: LoopId,
-    /// The tile part (else the point part).
-    pub tile: bool,
+    /// Which part of the loop.
+    pub part: Part,
+}
+
+impl Dimension {
+    /// Whether the dimension steps by tiles or blocks (not the points).
+    pub fn steps_by_tiles(&self) -> bool {
+        self.part != Part::Point
+    }
 }
 
 /// A dependence's distance along a dimension: as written, and with the
@@ -83,22 +113,36 @@ impl KernelHost {
                 !(d.source == d.sink && d.distances.iter().all(|x| *x == Distance::Exact(0)))
             })
             .collect();
-        let dims = kernel
-            .statements
-            .iter()
-            .enumerate()
-            .flat_map(|(s, statement)| {
-                statement.loops.iter().flat_map(move |&l| {
-                    [true, false].map(|tile| Dimension {
-                        statement: StatementId(s),
-                        loop_id: l,
-                        tile,
-                    })
-                })
-            })
+        let fusion = Fusion::of(&kernel);
+        // A loop has blocks where a statement in a nest deep enough has
+        // it, or one it may be merged with: merged dimensions are the same
+        // part, so every statement a block may hold needs its own.
+        let loops = |s: usize| kernel.statements[s].loops.iter().map(move |&l| (s, l));
+        let deep: Vec<(usize, LoopId)> = (0..kernel.statements.len())
+            .filter(|&s| kernel.statements[s].loops.len() >= BLOCKED_DEPTH)
+            .flat_map(loops)
             .collect();
+        let blocked = |s: usize, l: LoopId| {
+            deep.iter().any(|&(x, y)| {
+                (x, y) == (s, l) || fusion.may_merge((StatementId(s), l), (StatementId(x), y))
+            })
+        };
+        let mut dims = Vec::new();
+        for s in 0..kernel.statements.len() {
+            for (_, l) in loops(s) {
+                for part in [Part::Block, Part::Tile, Part::Point] {
+                    if part != Part::Block || blocked(s, l) {
+                        dims.push(Dimension {
+                            statement: StatementId(s),
+                            loop_id: l,
+                            part,
+                        });
+                    }
+                }
+            }
+        }
         KernelHost {
-            fusion: Arc::new(Fusion::of(&kernel)),
+            fusion: Arc::new(fusion),
             skews: Arc::new(skews(&kernel, &deps)),
             shifts: Arc::new(shifts(&deps)),
             operands: Arc::new(kernel.operands()),
@@ -171,7 +215,7 @@ impl KernelHost {
     }
 
     /// For a statement's dependence on itself, `d`'s distances (plain and
-    /// skewed), and whether `d` is a tile.
+    /// skewed), and whether `d` steps by tiles.
     fn own_distances(&self, dep: DepsId, d: StatementsId) -> Option<(Variants, bool)> {
         let (dependence, p, tile) = self.position(dep, d)?;
         Some((self.own_distances_at(dependence, p), tile))
@@ -255,7 +299,7 @@ impl KernelHost {
     /// its statement and index among the statement's reads, where
     /// `packable(d, a)`.
     pub fn packed_read(&self, d: StatementsId, a: OperandsId) -> Option<(StatementId, usize)> {
-        let dimension = self.dimension(d).filter(|x| x.tile)?;
+        let dimension = self.dimension(d).filter(|x| x.part == Part::Tile)?;
         let s = dimension.statement;
         let index = self.kernel.single_read(s, self.operand(a)?)?;
         let statement = &self.kernel.statements[s.0];
@@ -313,7 +357,7 @@ impl KernelHost {
     pub fn point(&self, l: LoopId) -> Option<StatementsId> {
         self.loop_dims(l)
             .into_iter()
-            .find(|&d| self.dimension(d).is_some_and(|x| !x.tile))
+            .find(|&d| self.dimension(d).is_some_and(|x| x.part == Part::Point))
     }
 
     fn statement(&self, i: StatementsId) -> Option<usize> {
@@ -321,7 +365,7 @@ impl KernelHost {
     }
 
     /// For a dependence of a statement on itself, the position of a
-    /// dimension's loop among its loops, and whether it is a tile.
+    /// dimension's loop among its loops, and whether it steps by tiles.
     fn position(&self, dep: DepsId, d: StatementsId) -> Option<(&Dependence, usize, bool)> {
         let dependence = self.deps.get(dep.0 as usize)?;
         let dimension = self.dimension(d)?;
@@ -332,12 +376,12 @@ impl KernelHost {
             .loops
             .iter()
             .position(|x| *x == dimension.loop_id)?;
-        Some((dependence, position, dimension.tile))
+        Some((dependence, position, dimension.steps_by_tiles()))
     }
 
     /// For a dependence between two statements, the position of the pair
     /// of `d` (a dimension of its source) and `f` (one of its sink, the
-    /// same part) among its distances, and whether they are tiles.
+    /// same part) among its distances, and whether they step by tiles.
     fn pair(
         &self,
         dep: DepsId,
@@ -349,7 +393,7 @@ impl KernelHost {
         if dependence.source == dependence.sink
             || a.statement != dependence.source
             || b.statement != dependence.sink
-            || a.tile != b.tile
+            || a.part != b.part
         {
             return None;
         }
@@ -362,7 +406,7 @@ impl KernelHost {
                     .iter()
                     .position(|&pair| pair == (a.loop_id, b.loop_id))?
         };
-        Some((dependence, position, a.tile))
+        Some((dependence, position, a.steps_by_tiles()))
     }
 
     /// Whether loop `outer` encloses loop `inner` (or is it).
@@ -420,10 +464,10 @@ impl KernelHost {
             self.statement(a),
             self.statement(b),
         ) {
-            (Some(da), Some(db), _, _) if da.loop_id == db.loop_id => match (da.tile, db.tile) {
-                (true, false) => order::OUTER,
-                (false, true) => order::INNER,
-                _ => order::MERGED,
+            (Some(da), Some(db), _, _) if da.loop_id == db.loop_id => match da.part.cmp(&db.part) {
+                std::cmp::Ordering::Less => order::OUTER,
+                std::cmp::Ordering::Greater => order::INNER,
+                std::cmp::Ordering::Equal => order::MERGED,
             },
             (Some(da), Some(db), _, _) => {
                 if self.loop_encloses(da.loop_id, db.loop_id) {
@@ -504,11 +548,22 @@ impl Host for KernelHost {
 
     fn tile_of(&self, d: StatementsId, p: StatementsId) -> bool {
         matches!((self.dimension(d), self.dimension(p)),
-            (Some(t), Some(p)) if t.tile && !p.tile && t.loop_id == p.loop_id && t.statement == p.statement)
+            (Some(t), Some(p)) if t.part == Part::Tile && p.part == Part::Point
+                && t.loop_id == p.loop_id && t.statement == p.statement)
+    }
+
+    fn block_of(&self, b: StatementsId, t: StatementsId) -> bool {
+        matches!((self.dimension(b), self.dimension(t)),
+            (Some(b), Some(t)) if b.part == Part::Block && t.part == Part::Tile
+                && b.loop_id == t.loop_id && b.statement == t.statement)
     }
 
     fn is_tile(&self, d: StatementsId) -> bool {
-        self.dimension(d).is_some_and(|d| d.tile)
+        self.dimension(d).is_some_and(|d| d.steps_by_tiles())
+    }
+
+    fn is_block(&self, d: StatementsId) -> bool {
+        self.dimension(d).is_some_and(|d| d.part == Part::Block)
     }
 
     fn encloses(&self, d: StatementsId, i: StatementsId) -> bool {
@@ -530,13 +585,15 @@ impl Host for KernelHost {
 
     fn counterpart(&self, a: StatementsId, b: StatementsId) -> bool {
         matches!((self.dimension(a), self.dimension(b)),
-            (Some(a), Some(b)) if a.tile == b.tile
+            (Some(a), Some(b)) if a.part == b.part
                 && self.fusion.may_merge((a.statement, a.loop_id), (b.statement, b.loop_id)))
     }
 
     fn possible_sizes(&self, d: StatementsId) -> Vec<i64> {
         match self.dimension(d) {
-            Some(Dimension { loop_id: l, .. }) => {
+            Some(Dimension {
+                loop_id: l, part, ..
+            }) => {
                 let lp = &self.kernel.loops[l.0];
                 // A constant extent bounds the useful sizes.
                 let extent = lp
@@ -544,7 +601,12 @@ impl Host for KernelHost {
                     .as_constant()
                     .zip(lp.lower.as_constant())
                     .map(|(u, l)| u - l);
-                TILE_SIZES
+                let offered: &[i64] = if part == Part::Block {
+                    &BLOCK_SPANS
+                } else {
+                    &TILE_SIZES
+                };
+                offered
                     .iter()
                     .copied()
                     .filter(|&s| s == 1 || extent.is_none_or(|e| s < e))
@@ -739,14 +801,17 @@ impl Host for KernelHost {
     }
 
     fn accumulable(&self, d: StatementsId) -> bool {
+        // Not a block: its accumulators would hold a tile of tiles.
         self.dimension(d).is_some_and(|d| {
-            self.array_reduction(d.statement) && !self.kernel.target_reads(d.statement, d.loop_id)
+            d.part != Part::Block
+                && self.array_reduction(d.statement)
+                && !self.kernel.target_reads(d.statement, d.loop_id)
         })
     }
 
     fn blockable(&self, e: StatementsId) -> bool {
         self.dimension(e).is_some_and(|e| {
-            !e.tile
+            e.part == Part::Point
                 && self.array_reduction(e.statement)
                 && self.kernel.blockable(e.statement, e.loop_id)
         })
@@ -809,7 +874,7 @@ impl Host for KernelHost {
             Some(Dimension {
                 statement,
                 loop_id: l,
-                tile: false,
+                part: Part::Point,
             }) => {
                 let statement = &self.kernel.statements[statement.0];
                 let innermost = !self.kernel.loops.iter().any(|x| x.parent == Some(l));

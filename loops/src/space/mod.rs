@@ -41,8 +41,20 @@ pub const DECISION_PRIORITY: [u16; 8] = [
     pack::CHOICE,
 ];
 
-/// Whether `choice` is one a tile dimension takes from its point
-/// dimension (its size, skew and shift): listings name the point's only.
-pub fn follows_the_point(choice: u16) -> bool {
-    matches!(choice, tile_size::CHOICE | skew::CHOICE | shift::CHOICE)
+/// Whether `instance` is a decision a tile or block dimension takes from
+/// its loop's point dimension (a tile's size, skew and shift; a block's
+/// skew and shift, its span being its own): listings name the point's
+/// only.
+pub fn follows_the_point(host: &host::KernelHost, instance: &commute_runtime::InstanceId) -> bool {
+    let part = |o: &u32| host.dimension(StatementsId(*o)).map(|d| d.part);
+    instance.objects.iter().any(|o| match part(o) {
+        Some(host::Part::Tile) => {
+            matches!(
+                instance.choice,
+                tile_size::CHOICE | skew::CHOICE | shift::CHOICE
+            )
+        }
+        Some(host::Part::Block) => matches!(instance.choice, skew::CHOICE | shift::CHOICE),
+        _ => false,
+    })
 }

@@ -1,7 +1,7 @@
 //! Names people use for the loop space's objects, in fixed decisions and
 //! in reports: `S0`, `S1`, ... for statements in textual order; a loop's
-//! iterator (`i`) for its point dimension and `i.tile` for its tile
-//! dimension, with `#2`, `#3` after an iterator that names several loops
+//! iterator (`i`) for its point dimension, `i.tile` for its tile
+//! dimension and `i.block` for its block (a tile of tiles), with `#2`, `#3` after an iterator that names several loops
 //! (`j`, `j#2`). A loop around several statements has dimensions for each
 //! (merged in the original program): `i@S0`, `i.tile@S1`; the loop's own
 //! name stands for all of them. Operands are named by their arrays
@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use commute_runtime::fix::parse_fix;
 use commute_runtime::{Action, Candidate, DeadEnd};
 
-use crate::space::host::KernelHost;
+use crate::space::host::{KernelHost, Part};
 use crate::space::{Backbone, StatementsId, MODEL};
 
 /// The name of every object of `Statements`, by id.
@@ -71,7 +71,11 @@ impl Names {
             let base = format!(
                 "{}{}",
                 loop_names[d.loop_id.0],
-                if d.tile { ".tile" } else { "" }
+                match d.part {
+                    Part::Block => ".block",
+                    Part::Tile => ".tile",
+                    Part::Point => "",
+                }
             );
             if statements_in(d.loop_id.0) > 1 {
                 objects.push(format!("{base}@S{}", d.statement.0));

@@ -21,7 +21,7 @@ use commute_runtime::{Action, Domain};
 use super::kernel::LoopCandidate;
 use crate::frontend::{LoopId, StatementId};
 use crate::space::complete::complete_with_original;
-use crate::space::host::{Dimension, KernelHost};
+use crate::space::host::{Dimension, KernelHost, Part};
 use crate::space::names::Names;
 use crate::space::{accumulate, dim_kind, order, tile_size, StatementsId};
 
@@ -74,7 +74,7 @@ impl Block {
             host.dim(Dimension {
                 statement: self.statement,
                 loop_id,
-                tile: false,
+                part: Part::Point,
             })
             .map_or_else(|| format!("L{}", loop_id.0), |d| names.object(d.0))
         };
@@ -187,16 +187,19 @@ fn apply_block(
     block: Block,
     threads: usize,
 ) -> Option<LoopCandidate> {
-    let dim = |loop_id, tile| {
+    let dim = |loop_id, part| {
         host.dim(Dimension {
             statement: block.statement,
             loop_id,
-            tile,
+            part,
         })
     };
-    let (rows_tile, rows) = (dim(block.rows, true)?, dim(block.rows, false)?);
-    let (columns_tile, columns) = (dim(block.columns, true)?, dim(block.columns, false)?);
-    let sum = dim(block.sum, false)?;
+    let (rows_tile, rows) = (dim(block.rows, Part::Tile)?, dim(block.rows, Part::Point)?);
+    let (columns_tile, columns) = (
+        dim(block.columns, Part::Tile)?,
+        dim(block.columns, Part::Point)?,
+    );
+    let sum = dim(block.sum, Part::Point)?;
     let mut next = candidate.clone();
     // Sizes one at a time: each reads the domain the last one left.
     let (columns_size, columns_kind) = match block.lanes {

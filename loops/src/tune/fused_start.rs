@@ -14,7 +14,7 @@ use commute_runtime::{Action, Domain};
 use super::kernel::LoopCandidate;
 use crate::frontend::StatementId;
 use crate::space::complete::complete_with_original;
-use crate::space::host::{Dimension, KernelHost};
+use crate::space::host::{Dimension, KernelHost, Part};
 use crate::space::{dim_kind, order, Host, StatementsId};
 
 /// The fused start, and the pairs of loops it fused.
@@ -58,9 +58,10 @@ pub fn fused_start(
             }
         }
     }
-    // Outer loops first, and a loop's tiles before its points (a merged
-    // point needs its tiles merged or nested around it).
-    pairs.sort_by_key(|&(a, b)| (depth(a), !host.is_tile(a), a.0, b.0));
+    // Outer loops first, and a loop's blocks and tiles before its points
+    // (a merged point needs its tiles merged or nested around it).
+    let part = |d: StatementsId| host.dimension(d).map(|x| x.part);
+    pairs.sort_by_key(|&(a, b)| (depth(a), part(a), a.0, b.0));
     let mut candidate = root.clone();
     let mut merged = Vec::new();
     for (a, b) in pairs {
@@ -95,15 +96,15 @@ pub fn fused_start(
         // iteration of two loops costs more than it shares.
         for statement in 0..kernel.statements.len() {
             let loops = &kernel.statements[statement].loops;
-            let dim = |l, tile| {
+            let dim = |l, part| {
                 host.dim(Dimension {
                     statement: StatementId(statement),
                     loop_id: l,
-                    tile,
+                    part,
                 })
             };
             for (position, &l) in loops.iter().enumerate().take(2) {
-                let Some(point) = dim(l, false) else {
+                let Some(point) = dim(l, Part::Point) else {
                     continue;
                 };
                 let parallel_point = Action {
@@ -118,7 +119,7 @@ pub fn fused_start(
                 }
                 let inside = loops[position + 1..]
                     .iter()
-                    .flat_map(|&x| [dim(x, true), dim(x, false)])
+                    .flat_map(|&x| [dim(x, Part::Block), dim(x, Part::Tile), dim(x, Part::Point)])
                     .flatten()
                     .map(|e| Action {
                         choice: order::CHOICE,

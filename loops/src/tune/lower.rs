@@ -18,7 +18,7 @@ use crate::lowering::schedule::Schedule;
 use crate::space::complete::{complete_with_original, original_value};
 use crate::space::{
     accumulate, dim_kind, follows_the_point, optimizer, order, pack, schedule, shift, skew,
-    tile_size, vector_width, StatementsId,
+    tile_size, vector_width,
 };
 
 /// The form a candidate was written in.
@@ -152,13 +152,7 @@ pub(super) fn differences(loaded: &LoadedKernel, leaf: &LoopCandidate) -> Vec<St
             continue;
         };
         // A tile dimension's size, skew and shift are its point's.
-        let tile = |o: u32| {
-            loaded
-                .host
-                .dimension(StatementsId(o))
-                .is_some_and(|d| d.tile)
-        };
-        if follows_the_point(instance.choice) && instance.objects.iter().any(|&o| tile(o)) {
+        if follows_the_point(&loaded.host, &instance) {
             continue;
         }
         if action.values != original_value(&loaded.host, leaf, &instance) {

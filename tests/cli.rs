@@ -503,7 +503,7 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("\n    order(i, k) in INNER | OUTER\n"),
+        stdout.contains("\n    order(i, j) in INNER | OUTER\n"),
         "{stdout}"
     );
     let covariance = commute(&["show", "examples/covariance.c"]);

@@ -213,6 +213,10 @@ enum Command {
         /// List every open decision (by default, the first 40 of each choice).
         #[arg(long)]
         all: bool,
+        /// The space with blocks (tiles of tiles) around the tiles of
+        /// loops in nests three deep, as `commute tune --blocks` searches.
+        #[arg(long)]
+        blocks: bool,
         /// In a file without `#pragma scop`: the loop nest to show, by its
         /// function's name or a line inside it (without it, the file's
         /// nests are listed).
@@ -363,8 +367,12 @@ fn main() -> ExitCode {
             ..
         } => exit_code(show::polly(file, nest, cc.as_deref(), &cflags)),
         Command::Show {
-            file, all, nest, ..
-        } => exit_code(show::run(&file, all, nest.as_deref())),
+            file,
+            all,
+            blocks,
+            nest,
+            ..
+        } => exit_code(show::run(&file, all, blocks, nest.as_deref())),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Explore(args) => exit_code(hosted::explore(&args)),

@@ -27,7 +27,12 @@ const ESTIMATE_PROBES: usize = 1000;
 /// of open decisions (PolyBench's deriche) propagates thousands of times.
 const ESTIMATE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
-pub fn run(path: &std::path::Path, all: bool, nest: Option<&str>) -> Result<(), String> {
+pub fn run(
+    path: &std::path::Path,
+    all: bool,
+    blocks: bool,
+    nest: Option<&str>,
+) -> Result<(), String> {
     if nest.is_none() {
         let name = path.display().to_string();
         let source = std::fs::read_to_string(path)
@@ -53,15 +58,15 @@ pub fn run(path: &std::path::Path, all: bool, nest: Option<&str>) -> Result<(), 
     }
     let kernel = read_kernel_file(path, nest)?;
     print(&kernel);
-    print_space(kernel, all)
+    print_space(kernel, all, blocks)
 }
 
 /// The kernel's loop space: its objects, the open decisions with the
 /// values propagation leaves them (per choice, kinds and sizes first, a
 /// loop's name standing for its dimensions around each statement where
 /// they all have the same values), and the estimated number of candidates.
-fn print_space(kernel: Kernel, all: bool) -> Result<(), String> {
-    let host = KernelHost::new(kernel);
+fn print_space(kernel: Kernel, all: bool, blocks: bool) -> Result<(), String> {
+    let host = KernelHost::new(kernel).with_blocks(blocks);
     let names = Names::new(&host);
     let mut root = Candidate::new(Backbone(host.clone()))
         .map_err(|e| format!("the loop space has no candidate: {e}"))?;
@@ -325,6 +330,7 @@ pub fn polly(
         nest,
         fixes: Vec::new(),
         fix_file: None,
+        blocks: false,
     };
     let (_, start) = commute_loops::tune::show_polly(&kernel, cc, cflags)?;
     let translation = &start.translation;

@@ -486,12 +486,8 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
     // both statements where they have the same values.
     // (k's tile dimension may be parallel too: k carries only the
     // reduction into C.)
-    assert!(stdout.contains("\n  dim_kind (15 open):\n"), "{stdout}");
-    // Blocks, tiles of tiles, step by tiles: never unrolled.
-    assert!(
-        stdout.contains("\n    dim_kind(k.block) in SEQUENTIAL | PARALLEL\n"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("\n  dim_kind (10 open):\n"), "{stdout}");
+    assert!(!stdout.contains(".block"), "{stdout}");
     assert!(
         stdout.contains("\n    dim_kind(k.tile) in SEQUENTIAL | PARALLEL\n"),
         "{stdout}"
@@ -503,7 +499,16 @@ fn show_prints_the_loop_nest_or_names_the_unsupported_construct() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("\n    order(i, j) in INNER | OUTER\n"),
+        stdout.contains("\n    order(i, k) in INNER | OUTER\n"),
+        "{stdout}"
+    );
+    // With blocks (tiles of tiles), which step by tiles: never unrolled.
+    let output = commute(&["show", "examples/gemm.c", "--blocks"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("\n  dim_kind (15 open):\n"), "{stdout}");
+    assert!(
+        stdout.contains("\n    dim_kind(k.block) in SEQUENTIAL | PARALLEL\n"),
         "{stdout}"
     );
     let covariance = commute(&["show", "examples/covariance.c"]);
@@ -810,6 +815,30 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
     assert!(
         stdout.contains("{ const int j = j_tt + 7; C[i][j] += alpha * A[i][k] * B[k][j]; }"),
         "{stdout}"
+    );
+    // Rows in blocks of 64 around tiles of 4, with `--blocks` only: a loop
+    // of its own in explicit code.
+    let blocked = [
+        "--fix",
+        "tile_size(i) = 4",
+        "--fix",
+        "tile_size(i.block@S1) = 64",
+    ];
+    let output = commute(&[&["lower", "examples/gemm.c", "--blocks"][..], &blocked].concat());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("for (int i_b = 0; i_b < _PB_NI; i_b += 64) {"),
+        "{stdout}"
+    );
+    // Merged with the beta scaling's, the block of `i` is one loop.
+    assert!(stdout.contains("tile_size(i.block) = 64"), "{stdout}");
+    let output = commute(&[&["lower", "examples/gemm.c"][..], &blocked].concat());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no statement or loop is named `i.block@S1`"),
+        "{stderr}"
     );
     // k carries only the reduction into C[i][j]: parallel, it needs the
     // loops the target reads outside it.

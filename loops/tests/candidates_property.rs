@@ -288,7 +288,7 @@ fn blocked_candidates_of_random_deep_nests_compute_the_original_memory() {
             Err(e) => panic!("seed {seed}: the front-end refuses:\n{e}\n{source}"),
         };
         let expected = reference(&kernel);
-        let host = KernelHost::new(kernel.clone());
+        let host = KernelHost::new(kernel.clone()).with_blocks(true);
         let mut rng = StdRng::seed_from_u64(seed);
         for _ in 0..30 {
             let Descent::Leaf { leaf, .. } =

@@ -839,7 +839,7 @@ fn shifted_loops_are_not_expressible() {
 #[test]
 fn blocked_loops_are_not_expressible() {
     // gemm: loops i 0, j 1, k 2, j#2 3; statements S0 (C *= beta), S1.
-    let host = host_of("gemm");
+    let host = host_of("gemm").with_blocks(true);
     let with = |part: Part, size: i64, body: Vec<Node>| match tree_loop(&[0], body) {
         Node::Loop(l) => Node::Loop(TreeLoop { part, size, ..l }),
         other => other,

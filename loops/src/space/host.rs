@@ -5,7 +5,7 @@
 //! Objects of `Statements`: the kernel's statements `0..n`, then the
 //! dimensions: for each statement in order, for each loop around it from
 //! the outermost, a block dimension (in nests three loops deep or
-//! more), a tile dimension and a point dimension.
+//! more, where [`KernelHost::with_blocks`] asks for them), a tile dimension and a point dimension.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -58,6 +58,39 @@ impl Dimension {
     pub fn steps_by_tiles(&self) -> bool {
         self.part != Part::Point
     }
+}
+
+/// The dimension objects: per statement, per loop around it from the
+/// outermost, its block (where `blocks` and the loop is blocked), tile and
+/// point dimensions. A loop has blocks where a statement in a nest deep
+/// enough has it, or one it may be merged with: merged dimensions are the
+/// same part, so every statement a block may hold needs its own.
+fn dimensions(kernel: &Kernel, fusion: &Fusion, blocks: bool) -> Vec<Dimension> {
+    let loops = |s: usize| kernel.statements[s].loops.iter().map(move |&l| (s, l));
+    let deep: Vec<(usize, LoopId)> = (0..kernel.statements.len())
+        .filter(|&s| blocks && kernel.statements[s].loops.len() >= BLOCKED_DEPTH)
+        .flat_map(loops)
+        .collect();
+    let blocked = |s: usize, l: LoopId| {
+        deep.iter().any(|&(x, y)| {
+            (x, y) == (s, l) || fusion.may_merge((StatementId(s), l), (StatementId(x), y))
+        })
+    };
+    let mut dims = Vec::new();
+    for s in 0..kernel.statements.len() {
+        for (_, l) in loops(s) {
+            for part in [Part::Block, Part::Tile, Part::Point] {
+                if part != Part::Block || blocked(s, l) {
+                    dims.push(Dimension {
+                        statement: StatementId(s),
+                        loop_id: l,
+                        part,
+                    });
+                }
+            }
+        }
+    }
+    dims
 }
 
 /// A dependence's distance along a dimension: as written, and with the
@@ -114,33 +147,7 @@ impl KernelHost {
             })
             .collect();
         let fusion = Fusion::of(&kernel);
-        // A loop has blocks where a statement in a nest deep enough has
-        // it, or one it may be merged with: merged dimensions are the same
-        // part, so every statement a block may hold needs its own.
-        let loops = |s: usize| kernel.statements[s].loops.iter().map(move |&l| (s, l));
-        let deep: Vec<(usize, LoopId)> = (0..kernel.statements.len())
-            .filter(|&s| kernel.statements[s].loops.len() >= BLOCKED_DEPTH)
-            .flat_map(loops)
-            .collect();
-        let blocked = |s: usize, l: LoopId| {
-            deep.iter().any(|&(x, y)| {
-                (x, y) == (s, l) || fusion.may_merge((StatementId(s), l), (StatementId(x), y))
-            })
-        };
-        let mut dims = Vec::new();
-        for s in 0..kernel.statements.len() {
-            for (_, l) in loops(s) {
-                for part in [Part::Block, Part::Tile, Part::Point] {
-                    if part != Part::Block || blocked(s, l) {
-                        dims.push(Dimension {
-                            statement: StatementId(s),
-                            loop_id: l,
-                            part,
-                        });
-                    }
-                }
-            }
-        }
+        let dims = dimensions(&kernel, &fusion, false);
         KernelHost {
             fusion: Arc::new(fusion),
             skews: Arc::new(skews(&kernel, &deps)),
@@ -160,6 +167,20 @@ impl KernelHost {
     pub fn with_polly(mut self, polly: bool) -> Self {
         self.polly = polly;
         self
+    }
+
+    /// The host with block dimensions (tiles of tiles, a second level of
+    /// tiling) around the tiles of loops in nests three deep or more, or
+    /// without them, the default: they double the decisions open on a
+    /// product's nest, which the search then spends evaluations on.
+    pub fn with_blocks(mut self, blocks: bool) -> Self {
+        self.dims = Arc::new(dimensions(&self.kernel, &self.fusion, blocks));
+        self
+    }
+
+    /// Whether the loops of deep nests have block dimensions.
+    pub fn has_blocks(&self) -> bool {
+        self.dims.iter().any(|d| d.part == Part::Block)
     }
 
     /// The host with 512-bit vectors offered (`has_wide_vectors()`, which

@@ -73,7 +73,8 @@ impl LoadedKernel {
         let path = options.kernel.clone();
         let host = KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?)
             .with_polly(features.polly)
-            .with_wide_vectors(features.wide_vectors);
+            .with_wide_vectors(features.wide_vectors)
+            .with_blocks(options.blocks);
         let mut root = Candidate::new_explained(Backbone(host.clone()))
             .map_err(|e| format!("{}: the loop space has no candidate: {e}", path.display()))?;
         let mut fixes = options.fixes.clone();

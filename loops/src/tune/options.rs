@@ -68,6 +68,12 @@ pub struct KernelOptions {
     /// after a space starts a comment; `j#2` is a name).
     #[arg(long)]
     pub fix_file: Option<PathBuf>,
+    /// Offer a second level of tiling: block dimensions (`i.block`), tiles
+    /// of tiles, around the tiles of loops in nests three deep or more.
+    /// Off by default: they double the decisions a product's nest leaves
+    /// open, and the search spends evaluations on them.
+    #[arg(long)]
+    pub blocks: bool,
 }
 
 /// `commute tune`'s options.

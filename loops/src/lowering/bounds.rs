@@ -565,27 +565,11 @@ fn statement_ranges(
     }
     for (i, level) in levels.iter().enumerate() {
         if level.part == Part::Tile {
+            // t <= x <= t + T - 1
             let (t, x) = (params + i, point_var[&level.loop_id]);
-            let mut low = vec![0i64; width];
-            low[x] = 1;
-            low[t] = -1;
-            rows.push((
-                level.loop_id,
-                Inequality {
-                    coefficients: low,
-                    constant: 0,
-                },
-            )); // x - t >= 0
-            let mut high = vec![0i64; width];
-            high[x] = -1;
-            high[t] = 1;
-            rows.push((
-                level.loop_id,
-                Inequality {
-                    coefficients: high,
-                    constant: level.size - 1,
-                },
-            )); // t + T - 1 - x >= 0
+            for row in within(width, x, t, level.size - 1) {
+                rows.push((level.loop_id, row));
+            }
         }
         if level.part == Part::Block {
             // The block holds the tiles `b, b + T, .., b + S - T` (both
@@ -600,27 +584,11 @@ fn statement_ranges(
                 .map_or((point_var[&level.loop_id], 1), |(j, v)| {
                     (params + j, v.size)
                 });
+            // b <= t <= b + S - T
             let (b, (t, size)) = (params + i, inner);
-            let mut low = vec![0i64; width];
-            low[t] = 1;
-            low[b] = -1;
-            rows.push((
-                level.loop_id,
-                Inequality {
-                    coefficients: low,
-                    constant: 0,
-                },
-            )); // t - b >= 0
-            let mut high = vec![0i64; width];
-            high[t] = -1;
-            high[b] = 1;
-            rows.push((
-                level.loop_id,
-                Inequality {
-                    coefficients: high,
-                    constant: level.size - size,
-                },
-            )); // b + S - T - t >= 0
+            for row in within(width, t, b, level.size - size) {
+                rows.push((level.loop_id, row));
+            }
         }
     }
     let own: Vec<Inequality> = rows.iter().map(|(_, r)| r.clone()).collect();
@@ -781,6 +749,20 @@ fn statement_ranges(
         ranges.push(range);
     }
     Ok(ranges)
+}
+
+/// The rows `start <= var <= start + span` over `width` variables.
+fn within(width: usize, var: usize, start: usize, span: i64) -> [Inequality; 2] {
+    let row = |sign: i64, constant: i64| {
+        let mut coefficients = vec![0i64; width];
+        coefficients[var] = sign;
+        coefficients[start] = -sign;
+        Inequality {
+            coefficients,
+            constant,
+        }
+    };
+    [row(1, 0), row(-1, span)]
 }
 
 /// Projects `var` out of the rows; `None` when the elimination gives up.

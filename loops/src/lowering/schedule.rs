@@ -1,21 +1,22 @@
 //! A fully decided candidate of the loop space read as a loop tree: what
 //! the emitters write out and the interpreter runs.
 //!
-//! Every C loop around every statement is strip-mined into a tile
-//! dimension and a point dimension, and the loops of statements in nests
-//! of three loops or more into a block dimension too (a tile of tiles);
-//! merged dimensions (the statements of one C loop not distributed) are
-//! one loop of the tree, and a distributed C loop appears once per group
-//! of statements. With a tile size of 1 the loop is not tiled: its tile
-//! dimension runs once and is left out of the tree, and the point
-//! dimension is the whole loop. With a size `T > 1` the tile dimension
-//! steps by `T` over the loop's range and the point dimension runs the (at
-//! most `T`) iterations of one tile. A block of span `S > 1` (a multiple
-//! of `T`, more than `T`) steps by `S` over the loop's range, outside its
-//! tile loop, which then steps by `T` over the `S / T` tiles of one block;
-//! a block of span 1 runs once and is left out. A dimension's kind says how it runs; an unrolled point
-//! dimension is unrolled and jammed: every statement below it is repeated
-//! once per iteration of the tile, in place.
+//! Every C loop around every statement is strip-mined into a tile dimension
+//! and a point dimension, and where the space has blocks (`--blocks`) the
+//! loops of statements in nests of three loops or more into a block
+//! dimension too (a tile of tiles); merged dimensions (the statements of
+//! one C loop not distributed) are one loop of the tree, and a distributed
+//! C loop appears once per group of statements. With a tile size of 1 the
+//! loop is not tiled: its tile dimension runs once and is left out of the
+//! tree, and the point dimension is the whole loop. With a size `T > 1` the
+//! tile dimension steps by `T` over the loop's range and the point
+//! dimension runs the (at most `T`) iterations of one tile. A block of span
+//! `S > 1` (a multiple of `T`, more than `T`) steps by `S` over the loop's
+//! range, outside its tile loop, which then steps by `T` over the `S / T`
+//! tiles of one block; a block of span 1 runs once and is left out. A
+//! dimension's kind says how it runs; an unrolled point dimension is
+//! unrolled and jammed: every statement below it is repeated once per
+//! iteration of the tile, in place.
 
 use std::fmt;
 

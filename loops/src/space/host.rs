@@ -4,8 +4,9 @@
 //!
 //! Objects of `Statements`: the kernel's statements `0..n`, then the
 //! dimensions: for each statement in order, for each loop around it from
-//! the outermost, a block dimension (in nests three loops deep or
-//! more, where [`KernelHost::with_blocks`] asks for them), a tile dimension and a point dimension.
+//! the outermost, a block dimension (in nests three loops deep or more,
+//! where [`KernelHost::with_blocks`] asks for them), a tile dimension and
+//! a point dimension.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -176,11 +177,6 @@ impl KernelHost {
     pub fn with_blocks(mut self, blocks: bool) -> Self {
         self.dims = Arc::new(dimensions(&self.kernel, &self.fusion, blocks));
         self
-    }
-
-    /// Whether the loops of deep nests have block dimensions.
-    pub fn has_blocks(&self) -> bool {
-        self.dims.iter().any(|d| d.part == Part::Block)
     }
 
     /// The host with 512-bit vectors offered (`has_wide_vectors()`, which

@@ -1,11 +1,12 @@
-//! Names people use for the loop space's objects, in fixed decisions and
-//! in reports: `S0`, `S1`, ... for statements in textual order; a loop's
-//! iterator (`i`) for its point dimension, `i.tile` for its tile
-//! dimension and `i.block` for its block (a tile of tiles), with `#2`, `#3` after an iterator that names several loops
-//! (`j`, `j#2`). A loop around several statements has dimensions for each
-//! (merged in the original program): `i@S0`, `i.tile@S1`; the loop's own
-//! name stands for all of them. Operands are named by their arrays
-//! (`pack(k.tile, B)`). Numeric ids are accepted too.
+//! Names people use for the loop space's objects, in fixed decisions and in
+//! reports: `S0`, `S1`, ... for statements in textual order; a loop's
+//! iterator (`i`) for its point dimension, `i.tile` for its tile dimension
+//! and `i.block` for its block (a tile of tiles), with `#2`, `#3` after an
+//! iterator that names several loops (`j`, `j#2`). A loop around several
+//! statements has dimensions for each (merged in the original program):
+//! `i@S0`, `i.tile@S1`; the loop's own name stands for all of them.
+//! Operands are named by their arrays (`pack(k.tile, B)`). Numeric ids are
+//! accepted too.
 
 use std::collections::BTreeSet;
 

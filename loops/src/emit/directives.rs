@@ -202,6 +202,12 @@ pub fn loop_directives(
             loop_name(kernel, l.loops[0])
         ));
     }
+    if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Wave) {
+        return fail(format!(
+            "the tiles of the loop {} run in waves: explicit code writes the wavefront",
+            loop_name(kernel, l.loops[0])
+        ));
+    }
     let mut planner = Planner {
         kernel,
         out: Vec::new(),
@@ -383,8 +389,8 @@ impl Planner<'_> {
             match part {
                 [point] => match point.kind {
                     Kind::Sequential => {}
-                    Kind::Collapsed => {
-                        return fail(format!("the loop {} is collapsed", self.name(head)))
+                    Kind::Collapsed | Kind::Wave | Kind::Wavefront => {
+                        return fail(format!("the loop {} is {:?}", self.name(head), point.kind))
                     }
                     Kind::Parallel => lines.push(self.parallel(head) + &self.clause(point)),
                     Kind::Reverse => lines.push("#pragma omp reverse".to_string()),

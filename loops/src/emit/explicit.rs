@@ -1256,7 +1256,12 @@ impl Writer<'_> {
             Kind::Parallel => self.line(indent, &format!("#pragma omp parallel for{clause}")),
             Kind::Vector => self.line(indent, &format!("#pragma omp simd{clause}")),
             // A collapsed loop's directive is its parallel parent's.
-            Kind::Sequential | Kind::Unroll | Kind::Reverse | Kind::Collapsed => {}
+            Kind::Sequential
+            | Kind::Unroll
+            | Kind::Reverse
+            | Kind::Collapsed
+            | Kind::Wave
+            | Kind::Wavefront => {}
         }
     }
 }

@@ -46,6 +46,14 @@ pub enum Kind {
     /// Shared among threads with the parallel loop directly around it:
     /// one iteration space of both (`collapse(2)`).
     Collapsed,
+    /// A tile loop whose tiles, with those of the [`Kind::Wavefront`] tile
+    /// loop that is its whole body, run as a wavefront: one anti-diagonal
+    /// of tile pairs (their tile indices summing to a constant) after the
+    /// other, in order.
+    Wave,
+    /// The tile loop directly and only inside a [`Kind::Wave`] one: the
+    /// tile pairs of one anti-diagonal are shared among threads.
+    Wavefront,
 }
 
 pub use crate::space::host::Part;
@@ -200,6 +208,8 @@ impl Decided<'_> {
             dim_kind::UNROLL => Kind::Unroll,
             dim_kind::REVERSED => Kind::Reverse,
             dim_kind::COLLAPSED => Kind::Collapsed,
+            dim_kind::WAVE => Kind::Wave,
+            dim_kind::WAVEFRONT => Kind::Wavefront,
             _ => Kind::Sequential,
         })
     }
@@ -516,6 +526,8 @@ impl Schedule {
                             Kind::Unroll => " unrolled and jammed",
                             Kind::Reverse => " reversed",
                             Kind::Collapsed => " collapsed",
+                            Kind::Wave => " in waves",
+                            Kind::Wavefront => " parallel along the waves",
                         };
                         let mut kind = if l.dynamic {
                             format!("{kind} (dynamic)")

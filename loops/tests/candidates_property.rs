@@ -128,8 +128,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // dynamically, sequential loops holding accumulators, of them those
     // holding a tile's elements in an array, candidates with a skewed
     // loop, of them those with a skewed loop outside its base, candidates
-    // with a loop shifted in a fusion, loops packing an operand.
-    let mut features = [0usize; 19];
+    // with a loop shifted in a fusion, loops packing an operand, tiles
+    // run as a wavefront, of them with the wavefront's loop skewed.
+    let mut features = [0usize; 21];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -232,6 +233,15 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                 features[11] += usize::from(l.kind == Kind::Collapsed);
                 features[18] += usize::from(!l.packs.is_empty());
                 features[12] += usize::from(l.dynamic);
+                if let (Kind::Wave, [Node::Loop(inner)]) = (l.kind, &l.body[..]) {
+                    features[19] += 1;
+                    features[20] += usize::from(
+                        schedule
+                            .skews
+                            .iter()
+                            .any(|(_, skewed, _)| inner.loops.contains(skewed)),
+                    );
+                }
             }
             for l in loops {
                 let index = match (l.part, l.kind) {
@@ -252,7 +262,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
          triangular interchanged, unequal loops fused candidates, parallel and vector \
          loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
          accumulating, of them into a tile's elements, skewed, of them with a skewed \
-         loop outside its base, shifted, packing: {features:?}"
+         loop outside its base, shifted, packing, wavefronts, of them skewed: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,

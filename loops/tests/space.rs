@@ -993,3 +993,61 @@ fn blocks_hold_several_whole_tiles_of_loops_in_deep_nests() {
     .expect_err("t carries the sweep");
     assert!(error.contains("$dep = the dependence"), "{error}");
 }
+
+/// seidel-2d's tiles of `t` and of `i` may run as a wavefront once `i`
+/// is skewed by `t` (its distance `-1` where `t` carries the dependence
+/// becomes `0`): fixing the wavefront at the root skews `i`, and with `i`
+/// unskewed the wavefront is refused with the dependence named. A
+/// wavefront needs its wave directly around it, both tiled.
+#[test]
+fn seidel_2d_runs_its_time_tiles_as_a_wavefront_once_skewed() {
+    let host = example_host("seidel-2d.c");
+    let wavefront = [
+        "tile_size(t) = 16",
+        "tile_size(i) = 32",
+        "dim_kind(t.tile) = WAVE",
+        "dim_kind(i.tile) = WAVEFRONT",
+    ];
+    let mut candidate = root(&host);
+    let fixes: Vec<String> = wavefront.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(&host, &mut candidate, &fixes).expect("a skewed wavefront");
+    let i = host
+        .kernel()
+        .loops
+        .iter()
+        .position(|l| l.iterator == "i")
+        .expect("i");
+    let i_skewed = host.loop_dims(LoopId(i)).into_iter().all(|d| {
+        let instance = commute_runtime::InstanceId {
+            choice: commute_loops::space::skew::CHOICE,
+            objects: vec![d.0],
+        };
+        matches!(
+            candidate.domain(&instance),
+            Some(commute_runtime::Domain::Enum(mask)) if mask == commute_loops::space::skew::YES
+        )
+    });
+    assert!(i_skewed, "the wavefront skews i");
+    let mut unskewed = vec!["skew(i) = NO"];
+    unskewed.extend(wavefront);
+    let error = fix(&host, &unskewed).expect_err("a wavefront of unskewed tiles");
+    assert!(error.contains("WAVE"), "{error}");
+    assert!(error.contains("(t: +, i: -1, j: -1)"), "{error}");
+    // The wave directly around the wavefront, both loops tiled.
+    for refused in [
+        vec!["tile_size(i) = 1", "dim_kind(i.tile) = WAVEFRONT"],
+        vec![
+            "tile_size(t) = 16",
+            "tile_size(i) = 32",
+            "tile_size(j) = 32",
+            "order(t.tile, j.tile) = OUTER",
+            "order(j.tile, i.tile) = OUTER",
+            "dim_kind(t.tile) = WAVE",
+            "dim_kind(i.tile) = WAVEFRONT",
+        ],
+        vec!["tile_size(i) = 32", "dim_kind(i) = WAVEFRONT"],
+        vec!["tile_size(t) = 16", "dim_kind(t.tile) = WAVE", "dim_kind(i.tile) = SEQUENTIAL"],
+    ] {
+        assert!(fix(&host, &refused).is_err(), "{refused:?} holds");
+    }
+}

@@ -813,6 +813,28 @@ impl Host for KernelHost {
         }
     }
 
+    fn wave_helps(&self, d: StatementsId) -> bool {
+        let Some(d) = self.dimension(d) else {
+            return false;
+        };
+        self.deps.iter().any(|dependence| {
+            let common = dependence
+                .loops
+                .iter()
+                .position(|&l| l == d.loop_id)
+                .filter(|_| dependence.source == d.statement || dependence.sink == d.statement);
+            let aligned = dependence.aligned.iter().enumerate().filter_map(|(k, &(a, b))| {
+                let ends = (dependence.source == d.statement && a == d.loop_id)
+                    || (dependence.sink == d.statement && b == d.loop_id);
+                ends.then_some(dependence.loops.len() + k)
+            });
+            common
+                .into_iter()
+                .chain(aligned)
+                .any(|p| dependence.distances[p].may_be_nonzero())
+        })
+    }
+
     fn unbalanced(&self, d: StatementsId) -> bool {
         self.dims().into_iter().any(|e| self.coupled(d, e))
     }

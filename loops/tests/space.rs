@@ -1046,7 +1046,11 @@ fn seidel_2d_runs_its_time_tiles_as_a_wavefront_once_skewed() {
             "dim_kind(i.tile) = WAVEFRONT",
         ],
         vec!["tile_size(i) = 32", "dim_kind(i) = WAVEFRONT"],
-        vec!["tile_size(t) = 16", "dim_kind(t.tile) = WAVE", "dim_kind(i.tile) = SEQUENTIAL"],
+        vec![
+            "tile_size(t) = 16",
+            "dim_kind(t.tile) = WAVE",
+            "dim_kind(i.tile) = SEQUENTIAL",
+        ],
     ] {
         assert!(fix(&host, &refused).is_err(), "{refused:?} holds");
     }

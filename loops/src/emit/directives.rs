@@ -180,6 +180,13 @@ pub fn loop_directives(
             pack.statement.0
         ));
     }
+    // OpenMP has no wavefront of tiles.
+    if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Wave) {
+        return fail(format!(
+            "the tiles of the loop {} run in waves: explicit code writes the wavefront",
+            loop_name(kernel, l.loops[0])
+        ));
+    }
     // OpenMP has no directive that skews a loop.
     if let Some(&(s, l, _)) = schedule.skews.first() {
         return fail(format!(
@@ -199,12 +206,6 @@ pub fn loop_directives(
     if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Collapsed) {
         return fail(format!(
             "the loop {} is collapsed with its parallel parent: explicit code writes collapse(2)",
-            loop_name(kernel, l.loops[0])
-        ));
-    }
-    if let Some(l) = schedule.loops().iter().find(|l| l.kind == Kind::Wave) {
-        return fail(format!(
-            "the tiles of the loop {} run in waves: explicit code writes the wavefront",
             loop_name(kernel, l.loops[0])
         ));
     }

@@ -1021,6 +1021,9 @@ impl Writer<'_> {
         guards: &Guards,
         clause: &str,
     ) {
+        if let (Kind::Wave, [Node::Loop(front)]) = (l.kind, &l.body[..]) {
+            return self.wavefront(l, front, indent, jams, guards);
+        }
         let scan = self.scan;
         let bounds = scan.of(l);
         let members = l.members(self.kernel);
@@ -1146,6 +1149,141 @@ impl Writer<'_> {
                 self.counted_loop(indent, &bounded, &l.body, jams, &guarded);
             }
         }
+        self.path.pop();
+    }
+
+    /// A wave loop and the wavefront loop that is its body (see
+    /// [`Kind::Wave`]). A first pass over the wave loop's tiles counts
+    /// them and finds the range of the wavefront loop's tile indices (from
+    /// its origin) over all of them; then, one anti-diagonal of tile
+    /// indices after the other, an `omp parallel for` over the wavefront's
+    /// tile indices runs each pair whose wavefront tile lies in its range
+    /// at that wave tile (skewed or triangular bounds leave some out).
+    fn wavefront(
+        &mut self,
+        wave: &TreeLoop,
+        front: &TreeLoop,
+        indent: &str,
+        jams: &[Jam],
+        guards: &Guards,
+    ) {
+        let scan = self.scan;
+        let mut guarded = guards.clone();
+        // Both loops' headers, as sequential tile loops would have them.
+        let mut header = |writer: &mut Self, l: &TreeLoop| {
+            let bounds = scan.of(l);
+            let members = l.members(writer.kernel);
+            let variable = writer.variable(l, &members);
+            let (lower, lower_guards) = writer.hull_side(bounds, &variable, true);
+            let (upper, upper_guards) = writer.hull_side(bounds, &variable, false);
+            for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
+                guarded.entry(s).or_default().push(condition);
+            }
+            let start = writer.tile_start(bounds, &lower, l.size);
+            let origin = bounds.statements.first().map_or_else(
+                || "0".to_string(),
+                |(s, _, _)| writer.numerator(*s, &bounds.origin),
+            );
+            writer.path.push(Scope {
+                variable: variable.clone(),
+                part: l.part,
+                members,
+            });
+            (variable, start, upper, origin)
+        };
+        let (a, a_start, a_upper, _) = header(self, wave);
+        let (b, b_start, b_upper, b_origin) = header(self, front);
+        let name = |writer: &Self, base: &str| {
+            let mut name = format!("commute_{base}");
+            while writer.taken.contains(&name) || writer.in_path(&name) {
+                name.push('_');
+            }
+            name
+        };
+        let (tiles, low, high, w, k, first, last) = (
+            name(self, "wave_tiles"),
+            name(self, "front_low"),
+            name(self, "front_high"),
+            name(self, "wave"),
+            name(self, "front"),
+            name(self, "first"),
+            name(self, "last"),
+        );
+        let (size_a, size_b) = (wave.size, front.size);
+        let inner = format!("{indent}  ");
+        let body = format!("{inner}  ");
+        let nested = format!("{body}  ");
+        let floord = |writer: &Self, n: String| writer.helper(FLOORD, &n, &size_b.to_string());
+        self.line(indent, "{");
+        self.line(
+            &inner,
+            &format!("/* tiles of {a} and {b} in waves: anti-diagonals of their tile indices */"),
+        );
+        self.line(&inner, &format!("int {tiles} = 0, {low} = 0, {high} = -1;"));
+        self.line(
+            &inner,
+            &format!("for (int {a} = {a_start}; {a} < {a_upper}; {a} += {size_a}) {{"),
+        );
+        self.line(&body, &format!("int {b} = {b_start};"));
+        self.line(&body, &format!("if ({b} < {b_upper}) {{"));
+        // Tile indices count from the origin.
+        let from_origin = |value: String| match b_origin.as_str() {
+            "0" => value,
+            origin => format!("{value} - ({origin})"),
+        };
+        let first_index = floord(self, from_origin(b.clone()));
+        let last_index = floord(self, from_origin(format!("{b_upper} - 1")));
+        self.line(
+            &nested,
+            &format!("int {first} = {first_index}, {last} = {last_index};"),
+        );
+        self.line(
+            &nested,
+            &format!("if ({low} > {high}) {{ {low} = {first}; {high} = {last}; }}"),
+        );
+        self.line(&nested, &format!("if ({first} < {low}) {low} = {first};"));
+        self.line(&nested, &format!("if ({last} > {high}) {high} = {last};"));
+        self.line(&body, "}");
+        self.line(&body, &format!("{tiles}++;"));
+        self.line(&inner, "}");
+        let most = self.helper(MIN, &w, &high);
+        let least = self.helper(MAX, &low, &format!("{w} - {tiles} + 1"));
+        self.line(
+            &inner,
+            &format!("for (int {w} = {low}; {w} < {low} + {tiles} + {high} - {low}; {w}++) {{"),
+        );
+        let clause = if front.dynamic {
+            " schedule(dynamic)"
+        } else {
+            ""
+        };
+        self.line(&body, &format!("#pragma omp parallel for{clause}"));
+        self.line(
+            &body,
+            &format!("for (int {k} = {least}; {k} <= {most}; {k}++) {{"),
+        );
+        let tile = format!("{body}  ");
+        let plus = |start: &str| match start {
+            "0" => String::new(),
+            start => format!("{start} + "),
+        };
+        self.line(
+            &tile,
+            &format!(
+                "int {a} = {}{size_a} * ({w} - {k}), {b} = {}{size_b} * {k};",
+                plus(&a_start),
+                plus(&b_origin)
+            ),
+        );
+        self.line(
+            &tile,
+            &format!("if ({b} < {b_start} || {b} >= {b_upper}) continue;"),
+        );
+        self.nodes(&front.body, &tile, jams, &guarded);
+        self.line(&body, "}");
+        self.line(&inner, "}");
+        self.line(indent, "}");
+        self.path.pop();
         self.path.pop();
     }
 

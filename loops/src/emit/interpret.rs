@@ -272,6 +272,9 @@ impl<'a> Machine<'a> {
     }
 
     fn tree_loop(&mut self, l: &TreeLoop, jams: &[Jam]) -> Result<(), RunError> {
+        if let (Kind::Wave, [Node::Loop(front)]) = (l.kind, &l.body[..]) {
+            return self.wavefront(l, front, jams);
+        }
         let scan = self.scan;
         let bounds = scan.of(l);
         let members = l.members(self.kernel);
@@ -353,6 +356,88 @@ impl<'a> Machine<'a> {
         if scoped {
             self.parallel.pop();
         }
+        self.guards.truncate(pushed);
+        result
+    }
+
+    /// A wave loop and the wavefront loop inside it (see [`Kind::Wave`]):
+    /// every pair of their tiles, by anti-diagonals of their tile indices
+    /// in order; the pairs of one anti-diagonal are checked as a parallel
+    /// loop's iterations are (run last first, races reported).
+    fn wavefront(
+        &mut self,
+        wave: &TreeLoop,
+        front: &TreeLoop,
+        jams: &[Jam],
+    ) -> Result<(), RunError> {
+        let scan = self.scan;
+        let (outer, inner) = (scan.of(wave), scan.of(front));
+        let (wave_members, front_members) = (wave.members(self.kernel), front.members(self.kernel));
+        let saved = (
+            self.iterators.clone(),
+            self.tiles.clone(),
+            self.blocks.clone(),
+        );
+        let pushed = self.guards.len();
+        for (statement, loop_id, range) in &outer.statements {
+            self.guards.push((*statement, *loop_id, wave.part, range));
+        }
+        // Every pair of tiles: the wave loop's value with its index, the
+        // wavefront loop's value with its index from the origin.
+        let mut pairs: Vec<(i64, i64, i64)> = Vec::new();
+        let mut result = Ok(());
+        for (a, value) in self.iterations(wave, outer)?.into_iter().enumerate() {
+            self.set(wave, &wave_members, Some(value));
+            let first = inner.statements.first().map_or(StatementId(0), |x| x.0);
+            let origin = self.bound(first, &inner.origin, false)?;
+            for b in self.iterations(front, inner)? {
+                let index = (b - origin).div_euclid(front.size.max(1));
+                pairs.push((a as i64 + index, value, b));
+            }
+        }
+        // Stable: within an anti-diagonal, the sequential order, reversed
+        // below as a parallel loop's iterations are.
+        pairs.sort_by_key(|&(w, _, _)| w);
+        for (k, (w, _, _)) in pairs.iter().enumerate() {
+            let starts = k == 0 || pairs[k - 1].0 != *w;
+            if !starts {
+                continue;
+            }
+            let end = pairs[k..]
+                .iter()
+                .position(|p| p.0 != *w)
+                .map_or(pairs.len(), |n| k + n);
+            self.parallel.push(ParallelScope {
+                name: self.kernel.loops[front.loops[0].0].iterator.clone(),
+                sequential: false,
+                iteration: 0,
+                writers: HashMap::new(),
+                readers: HashMap::new(),
+                reduced: Vec::new(),
+                reductions: HashMap::new(),
+            });
+            for &(_, a, b) in pairs[k..end].iter().rev() {
+                if let Some(scope) = self.parallel.last_mut() {
+                    scope.iteration = b;
+                }
+                self.set(wave, &wave_members, Some(a));
+                let guards = self.guards.len();
+                for (statement, loop_id, range) in &inner.statements {
+                    self.guards.push((*statement, *loop_id, front.part, range));
+                }
+                self.set(front, &front_members, Some(b));
+                result = self.nodes(&front.body, jams);
+                self.guards.truncate(guards);
+                if result.is_err() {
+                    break;
+                }
+            }
+            self.parallel.pop();
+            if result.is_err() {
+                break;
+            }
+        }
+        (self.iterators, self.tiles, self.blocks) = saved;
         self.guards.truncate(pushed);
         result
     }

@@ -823,11 +823,15 @@ impl Host for KernelHost {
                 .iter()
                 .position(|&l| l == d.loop_id)
                 .filter(|_| dependence.source == d.statement || dependence.sink == d.statement);
-            let aligned = dependence.aligned.iter().enumerate().filter_map(|(k, &(a, b))| {
-                let ends = (dependence.source == d.statement && a == d.loop_id)
-                    || (dependence.sink == d.statement && b == d.loop_id);
-                ends.then_some(dependence.loops.len() + k)
-            });
+            let aligned = dependence
+                .aligned
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &(a, b))| {
+                    let ends = (dependence.source == d.statement && a == d.loop_id)
+                        || (dependence.sink == d.statement && b == d.loop_id);
+                    ends.then_some(dependence.loops.len() + k)
+                });
             common
                 .into_iter()
                 .chain(aligned)

@@ -1,0 +1,240 @@
+//! Wavefronts (`dim_kind` `WAVE` and `WAVEFRONT`): candidates of small
+//! kernels whose every loop carries a dependence, fixed by name and
+//! completed as in the original program, with tile sizes that divide no
+//! extent. The interpreter must run the original instances with no race
+//! between the tiles of one anti-diagonal, the explicit C must compile
+//! with OpenMP, run on two threads and print the original arrays, and the
+//! directives emitter must decline them. Without the skew that makes it
+//! legal, the same tree races, and the interpreter says so.
+
+mod common;
+
+use std::path::PathBuf;
+
+use commute_loops::emit::directives::directive_code;
+use commute_loops::emit::explicit::{explicit_code, reference_code};
+use commute_loops::emit::interpret::{run, Memory, RunError};
+use commute_loops::frontend::read_kernel;
+use commute_loops::lowering::schedule::{Kind, Schedule};
+use commute_loops::space::complete::complete_with_original;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::apply_named_fixes;
+use commute_loops::space::Backbone;
+use commute_runtime::Candidate;
+
+const LIMIT: usize = 1_000_000;
+
+/// Gauss-Seidel's 9-point sweep over time, as seidel-2d: no loop is
+/// parallel, `i` may be skewed by `t` and `j` by `i`.
+const SEIDEL: &str = "\
+#include <stdio.h>
+static double A[23][23];
+static void kernel(void) {
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < 7; t++)
+    for (i = 1; i < 22; i++)
+      for (j = 1; j < 22; j++)
+        A[i][j] = (A[i - 1][j - 1] + A[i - 1][j] + A[i - 1][j + 1]
+                   + A[i][j - 1] + A[i][j] + A[i][j + 1]
+                   + A[i + 1][j - 1] + A[i + 1][j] + A[i + 1][j + 1]) / 9.0;
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 23; i++)
+    for (int j = 0; j < 23; j++)
+      A[i][j] = (double)((i * (j + 2) + 3 * j + 1) % 23) / 23;
+  kernel();
+  for (int i = 0; i < 23; i++)
+    for (int j = 0; j < 23; j++)
+      fprintf(stderr, \"%.17g\\n\", A[i][j]);
+  return 0;
+}
+";
+
+/// Two statements of one loop nest, each reading what the other wrote
+/// one row up or one column left: both loops carry dependences, forward
+/// only, so their tiles may run as a wavefront as they are.
+const TWO_STATEMENTS: &str = "\
+#include <stdio.h>
+static double A[30][27], B[30][27];
+static void kernel(void) {
+  int i, j;
+#pragma scop
+  for (i = 1; i < 29; i++)
+    for (j = 1; j < 26; j++) {
+      B[i][j] = A[i - 1][j] + A[i][j - 1] + 0.5 * B[i][j];
+      A[i][j] = 0.25 * (B[i][j] + B[i - 1][j]);
+    }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 30; i++)
+    for (int j = 0; j < 27; j++) {
+      A[i][j] = (double)((i * 5 + j * 3) % 13) / 13;
+      B[i][j] = (double)((i + 2 * j) % 7) / 7;
+    }
+  kernel();
+  for (int i = 0; i < 30; i++)
+    for (int j = 0; j < 27; j++)
+      fprintf(stderr, \"%.17g %.17g\\n\", A[i][j], B[i][j]);
+  return 0;
+}
+";
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch("wavefronts", name)
+}
+
+/// Compiles and runs a program with OpenMP on two threads; what it
+/// printed on stderr.
+fn output(name: &str, source: &str) -> String {
+    let dir = scratch(name);
+    let flags = ["-O1", "-fopenmp", "-Werror=unknown-pragmas"];
+    let printed = common::compile_and_run("cc", &flags, 2, &dir, name, source);
+    std::fs::remove_dir_all(&dir).ok();
+    printed
+}
+
+/// The candidate with `fixes` (by names) and the rest as in the original.
+fn named(host: &KernelHost, fixes: &[&str]) -> Schedule {
+    let mut candidate = Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"));
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
+    let complete = complete_with_original(host, &candidate).unwrap_or_else(|e| panic!("{e}"));
+    Schedule::from_candidate(host, &complete).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Each case's candidate runs the original instances in the interpreter,
+/// with a wave loop in its tree, prints the original arrays written as
+/// explicit C, and is declined by the directives emitter.
+fn check(name: &str, source: &str, cases: &[(&str, &[&str])]) {
+    let kernel = read_kernel(&format!("{name}.c"), source).expect("the kernel reads");
+    let host = KernelHost::new(kernel.clone());
+    let original = named(&host, &[]);
+    let reference: Memory = run(&kernel, &original, &[], LIMIT).expect("the original runs");
+    let printed = output(&format!("{name}-original"), &reference_code(&kernel));
+    assert!(!printed.trim().is_empty(), "the original prints its arrays");
+    for (case, fixes) in cases {
+        let schedule = named(&host, fixes);
+        let outline = schedule.outline(&kernel);
+        assert!(
+            schedule.loops().iter().any(|l| l.kind == Kind::Wave),
+            "{name}, {case}: no wave loop\n{outline}"
+        );
+        let memory = run(&kernel, &schedule, &[], LIMIT)
+            .unwrap_or_else(|e| panic!("{name}, {case}: {e:?}\n{outline}"));
+        assert!(
+            memory == reference,
+            "{name}, {case}: the interpreter computes other memory\n{outline}"
+        );
+        let code = explicit_code(&kernel, &schedule, &[])
+            .unwrap_or_else(|e| panic!("{name}, {case}: {e}\n{outline}"));
+        assert!(
+            code.contains("#pragma omp parallel for") && code.contains("in waves"),
+            "{name}, {case}: no wavefront\n{code}"
+        );
+        let label = format!("{name}-{}", case.replace(' ', "-"));
+        assert!(
+            output(&label, &code) == printed,
+            "{name}, {case}: the explicit code prints other arrays\n{outline}\n{code}"
+        );
+        let declined = directive_code(&kernel, &schedule, &[])
+            .expect_err("a wavefront is not expressible with directives");
+        assert!(declined.0.contains("waves"), "{declined}");
+    }
+}
+
+#[test]
+fn skewed_time_tiles_of_seidel_run_as_a_wavefront() {
+    check(
+        "seidel",
+        SEIDEL,
+        &[
+            (
+                "t by 2 and i by 4",
+                &[
+                    "tile_size(t) = 2",
+                    "tile_size(i) = 4",
+                    "dim_kind(t.tile) = WAVE",
+                    "dim_kind(i.tile) = WAVEFRONT",
+                ],
+            ),
+            (
+                "t by 4 and i by 8, rows swept together along j",
+                &[
+                    "tile_size(t) = 4",
+                    "tile_size(i) = 8",
+                    "tile_size(j) = 4",
+                    "skew(j) = YES",
+                    "order(i, j.tile) = INNER",
+                    "order(t, j.tile) = OUTER",
+                    "dim_kind(t.tile) = WAVE",
+                    "dim_kind(i.tile) = WAVEFRONT",
+                ],
+            ),
+        ],
+    );
+}
+
+#[test]
+fn merged_statements_run_as_a_wavefront_of_their_tiles() {
+    check(
+        "two-statements",
+        TWO_STATEMENTS,
+        &[
+            (
+                "i by 4 and j by 8",
+                &[
+                    "tile_size(i) = 4",
+                    "tile_size(j) = 8",
+                    "dim_kind(i.tile) = WAVE",
+                    "dim_kind(j.tile) = WAVEFRONT",
+                ],
+            ),
+            (
+                "j's tiles in waves around i's",
+                &[
+                    "tile_size(i) = 8",
+                    "tile_size(j) = 4",
+                    "order(j.tile, i.tile) = OUTER",
+                    "dim_kind(j.tile) = WAVE",
+                    "dim_kind(i.tile) = WAVEFRONT",
+                ],
+            ),
+        ],
+    );
+}
+
+/// The skew is what makes seidel's wavefront legal: the same tree with
+/// `i` unskewed runs, in one anti-diagonal, a tile of later time steps
+/// next to the one of the rows below it, which writes what it reads.
+#[test]
+fn an_unskewed_wavefront_of_seidel_races() {
+    let kernel = read_kernel("seidel.c", SEIDEL).expect("the kernel reads");
+    let host = KernelHost::new(kernel.clone());
+    let mut schedule = named(
+        &host,
+        &[
+            "tile_size(t) = 2",
+            "tile_size(i) = 4",
+            "dim_kind(t.tile) = WAVE",
+            "dim_kind(i.tile) = WAVEFRONT",
+        ],
+    );
+    assert!(!schedule.skews.is_empty(), "the wavefront skews i");
+    schedule.skews.clear();
+    match run(&kernel, &schedule, &[], LIMIT) {
+        Err(RunError::Race { element, loop_name }) => {
+            assert!(
+                element.0 == "A" && loop_name == "i",
+                "{element:?} in {loop_name}"
+            )
+        }
+        other => panic!(
+            "the unskewed wavefront runs: {:?}\n{}",
+            other.map(|_| ()),
+            schedule.outline(&kernel)
+        ),
+    }
+}

@@ -1054,4 +1054,16 @@ fn seidel_2d_runs_its_time_tiles_as_a_wavefront_once_skewed() {
     ] {
         assert!(fix(&host, &refused).is_err(), "{refused:?} holds");
     }
+    // A wave is outermost: jacobi-2d's first sweep in waves inside `t`
+    // would start a parallel region per anti-diagonal per time step.
+    let jacobi = example_host("jacobi-2d.c");
+    let inside_t = [
+        "order(t, i.tile) = OUTER",
+        "tile_size(i) = 32",
+        "tile_size(j) = 32",
+        "dim_kind(i.tile) = WAVE",
+        "dim_kind(j.tile) = WAVEFRONT",
+    ];
+    let error = fix(&jacobi, &inside_t).expect_err("a wave inside t");
+    assert!(error.contains("WAVE"), "{error}");
 }

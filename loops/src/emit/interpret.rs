@@ -122,6 +122,21 @@ struct ParallelScope {
     reductions: HashMap<Element, usize>,
 }
 
+impl ParallelScope {
+    /// The scope of a loop named `name`, before its first iteration.
+    fn new(name: String, sequential: bool, reduced: Vec<usize>) -> ParallelScope {
+        ParallelScope {
+            name,
+            sequential,
+            iteration: 0,
+            writers: HashMap::new(),
+            readers: HashMap::new(),
+            reduced,
+            reductions: HashMap::new(),
+        }
+    }
+}
+
 /// Unrolled-and-jammed loops around the statements: the iterator takes
 /// `base .. base + count` in each leaf.
 #[derive(Clone)]
@@ -320,15 +335,11 @@ impl<'a> Machine<'a> {
             iterations.reverse();
         }
         if scoped {
-            self.parallel.push(ParallelScope {
-                name: self.kernel.loops[l.loops[0].0].iterator.clone(),
-                sequential: accumulating,
-                iteration: 0,
-                writers: HashMap::new(),
-                readers: HashMap::new(),
-                reduced: reducing,
-                reductions: HashMap::new(),
-            });
+            self.parallel.push(ParallelScope::new(
+                self.kernel.loops[l.loops[0].0].iterator.clone(),
+                accumulating,
+                reducing,
+            ));
         }
         let saved = (
             self.iterators.clone(),
@@ -382,64 +393,63 @@ impl<'a> Machine<'a> {
         for (statement, loop_id, range) in &outer.statements {
             self.guards.push((*statement, *loop_id, wave.part, range));
         }
-        // Every pair of tiles: the wave loop's value with its index, the
-        // wavefront loop's value with its index from the origin.
-        let mut pairs: Vec<(i64, i64, i64)> = Vec::new();
-        let mut result = Ok(());
+        let pairs = self.wave_pairs(wave, front);
+        // Stable: within an anti-diagonal, the sequential order, reversed
+        // below as a parallel loop's iterations are.
+        let result = pairs.and_then(|mut pairs| {
+            pairs.sort_by_key(|&(w, _, _)| w);
+            let name = self.kernel.loops[front.loops[0].0].iterator.clone();
+            for diagonal in pairs.chunk_by(|x, y| x.0 == y.0) {
+                self.parallel
+                    .push(ParallelScope::new(name.clone(), false, Vec::new()));
+                let ran = diagonal.iter().rev().try_for_each(|&(_, a, b)| {
+                    if let Some(scope) = self.parallel.last_mut() {
+                        scope.iteration = b;
+                    }
+                    self.set(wave, &wave_members, Some(a));
+                    self.set(front, &front_members, Some(b));
+                    let guards = self.guards.len();
+                    for (statement, loop_id, range) in &inner.statements {
+                        self.guards.push((*statement, *loop_id, front.part, range));
+                    }
+                    let ran = self.nodes(&front.body, jams);
+                    self.guards.truncate(guards);
+                    ran
+                });
+                self.parallel.pop();
+                ran?;
+            }
+            Ok(())
+        });
+        (self.iterators, self.tiles, self.blocks) = saved;
+        self.guards.truncate(pushed);
+        result
+    }
+
+    /// Every pair of tiles of a wave loop and its wavefront loop, in the
+    /// sequential order: the anti-diagonal (the sum of their tile indices,
+    /// the wavefront's counted from its origin), the wave loop's value and
+    /// the wavefront loop's.
+    fn wave_pairs(
+        &mut self,
+        wave: &TreeLoop,
+        front: &TreeLoop,
+    ) -> Result<Vec<(i64, i64, i64)>, RunError> {
+        let scan = self.scan;
+        let (outer, inner) = (scan.of(wave), scan.of(front));
+        let members = wave.members(self.kernel);
+        let first = inner.statements.first().map_or(StatementId(0), |x| x.0);
+        let mut pairs = Vec::new();
         for (a, value) in self.iterations(wave, outer)?.into_iter().enumerate() {
-            self.set(wave, &wave_members, Some(value));
-            let first = inner.statements.first().map_or(StatementId(0), |x| x.0);
+            self.set(wave, &members, Some(value));
+            // The origin reads parameters and loops outside the wave only.
             let origin = self.bound(first, &inner.origin, false)?;
             for b in self.iterations(front, inner)? {
                 let index = (b - origin).div_euclid(front.size.max(1));
                 pairs.push((a as i64 + index, value, b));
             }
         }
-        // Stable: within an anti-diagonal, the sequential order, reversed
-        // below as a parallel loop's iterations are.
-        pairs.sort_by_key(|&(w, _, _)| w);
-        for (k, (w, _, _)) in pairs.iter().enumerate() {
-            let starts = k == 0 || pairs[k - 1].0 != *w;
-            if !starts {
-                continue;
-            }
-            let end = pairs[k..]
-                .iter()
-                .position(|p| p.0 != *w)
-                .map_or(pairs.len(), |n| k + n);
-            self.parallel.push(ParallelScope {
-                name: self.kernel.loops[front.loops[0].0].iterator.clone(),
-                sequential: false,
-                iteration: 0,
-                writers: HashMap::new(),
-                readers: HashMap::new(),
-                reduced: Vec::new(),
-                reductions: HashMap::new(),
-            });
-            for &(_, a, b) in pairs[k..end].iter().rev() {
-                if let Some(scope) = self.parallel.last_mut() {
-                    scope.iteration = b;
-                }
-                self.set(wave, &wave_members, Some(a));
-                let guards = self.guards.len();
-                for (statement, loop_id, range) in &inner.statements {
-                    self.guards.push((*statement, *loop_id, front.part, range));
-                }
-                self.set(front, &front_members, Some(b));
-                result = self.nodes(&front.body, jams);
-                self.guards.truncate(guards);
-                if result.is_err() {
-                    break;
-                }
-            }
-            self.parallel.pop();
-            if result.is_err() {
-                break;
-            }
-        }
-        (self.iterators, self.tiles, self.blocks) = saved;
-        self.guards.truncate(pushed);
-        result
+        Ok(pairs)
     }
 
     /// Fills a packed copy as the emitters do: where the statement runs

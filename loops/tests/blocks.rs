@@ -13,38 +13,18 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use commute_loops::analysis::skew::Skew;
 use commute_loops::emit::directives::directive_code;
 use commute_loops::emit::explicit::{explicit_code, reference_code};
 use commute_loops::emit::interpret::{run, Memory, RunError};
-use commute_loops::frontend::{read_kernel, Kernel, LoopId, StatementId};
-use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use commute_loops::frontend::{read_kernel, LoopId, StatementId};
+use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule};
 
-const LIMIT: usize = 1_000_000;
-
-fn scratch(name: &str) -> PathBuf {
-    common::scratch("blocks", name)
-}
-
-fn statement(s: usize) -> Node {
-    Node::Statement(StatementId(s))
-}
+use common::trees::{original_tree, running, statement, tree, tree_loop, values, LIMIT};
 
 /// A sequential loop of the C loops `loops`.
 fn part(loops: &[usize], part: Part, size: i64, body: Vec<Node>) -> Node {
-    Node::Loop(TreeLoop {
-        loops: loops.iter().map(|&l| LoopId(l)).collect(),
-        statements: Vec::new(),
-        part,
-        size,
-        kind: Kind::Sequential,
-        dynamic: false,
-        accumulating: Vec::new(),
-        packs: Vec::new(),
-        body,
-    })
+    tree_loop(loops, part, size, Kind::Sequential, body)
 }
 
 fn block(l: usize, size: i64, body: Vec<Node>) -> Node {
@@ -59,65 +39,10 @@ fn point(l: usize, size: i64, body: Vec<Node>) -> Node {
     part(&[l], Part::Point, size, body)
 }
 
-/// The node with its (outermost) loop running as `kind`.
-fn running(node: Node, kind: Kind, dynamic: bool) -> Node {
-    match node {
-        Node::Loop(l) => Node::Loop(TreeLoop { kind, dynamic, ..l }),
-        other => other,
-    }
-}
-
-fn tree(roots: Vec<Node>) -> Schedule {
-    Schedule {
-        roots,
-        skews: Vec::new(),
-        shifts: Vec::new(),
-    }
-}
-
-/// The original program: every loop untiled and sequential, in place.
-fn original_tree(kernel: &Kernel) -> Schedule {
-    fn children(kernel: &Kernel, parent: Option<LoopId>) -> Vec<Node> {
-        let mut items: Vec<(usize, Node)> = Vec::new();
-        for (l, lp) in kernel.loops.iter().enumerate() {
-            if lp.parent == parent {
-                let body = children(kernel, Some(LoopId(l)));
-                items.push((lp.span.start, point(l, 1, body)));
-            }
-        }
-        for (s, st) in kernel.statements.iter().enumerate() {
-            if st.loops.last().copied() == parent {
-                items.push((st.span.start, statement(s)));
-            }
-        }
-        items.sort_by_key(|(start, _)| *start);
-        items.into_iter().map(|(_, node)| node).collect()
-    }
-    tree(children(kernel, None))
-}
-
-/// The parameters' values, in the kernel's order.
-fn values(kernel: &Kernel, params: &[(&str, i64)]) -> Vec<i64> {
-    kernel
-        .params
-        .iter()
-        .map(|p| {
-            params
-                .iter()
-                .find(|(name, _)| name == p)
-                .unwrap_or_else(|| panic!("no value for the parameter {p}"))
-                .1
-        })
-        .collect()
-}
-
-/// Compiles and runs a program; what it printed on stderr.
+/// Compiles and runs a program with OpenMP on two threads; what it
+/// printed on stderr.
 fn output(name: &str, source: &str) -> String {
-    let dir = scratch(name);
-    let flags = ["-O1", "-fopenmp", "-Werror=unknown-pragmas"];
-    let printed = common::compile_and_run("cc", &flags, 2, &dir, name, source);
-    std::fs::remove_dir_all(&dir).ok();
-    printed
+    common::trees::openmp_output("blocks", name, source)
 }
 
 /// Each case runs the original instances in the interpreter and, written

@@ -13,42 +13,17 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use commute_loops::analysis::skew::Skew;
 use commute_loops::emit::directives::directive_code;
 use commute_loops::emit::explicit::{explicit_code, reference_code};
 use commute_loops::emit::interpret::{run, Memory, RunError};
-use commute_loops::frontend::{read_kernel, Kernel, LoopId, StatementId};
-use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use commute_loops::frontend::{read_kernel, LoopId, StatementId};
+use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule};
 
-const LIMIT: usize = 1_000_000;
-
-fn scratch(name: &str) -> PathBuf {
-    common::scratch("wavefronts", name)
-}
-
-fn statement(s: usize) -> Node {
-    Node::Statement(StatementId(s))
-}
-
-/// A loop of the C loops `loops`, running as `kind`.
-fn part(loops: &[usize], part: Part, size: i64, kind: Kind, body: Vec<Node>) -> Node {
-    Node::Loop(TreeLoop {
-        loops: loops.iter().map(|&l| LoopId(l)).collect(),
-        statements: Vec::new(),
-        part,
-        size,
-        kind,
-        dynamic: false,
-        accumulating: Vec::new(),
-        packs: Vec::new(),
-        body,
-    })
-}
+use common::trees::{original_tree, running, statement, tree, tree_loop, values, LIMIT};
 
 fn point(loops: &[usize], size: i64, body: Vec<Node>) -> Node {
-    part(loops, Part::Point, size, Kind::Sequential, body)
+    tree_loop(loops, Part::Point, size, Kind::Sequential, body)
 }
 
 /// The tiles of `outer` (of `outer_size`) and of `inner` as a wavefront,
@@ -61,65 +36,18 @@ fn waves(
     dynamic: bool,
     body: Vec<Node>,
 ) -> Node {
-    let wavefront = match part(inner, Part::Tile, inner_size, Kind::Wavefront, body) {
-        Node::Loop(l) => Node::Loop(TreeLoop { dynamic, ..l }),
-        other => other,
-    };
-    part(outer, Part::Tile, outer_size, Kind::Wave, vec![wavefront])
+    let wavefront = running(
+        tree_loop(inner, Part::Tile, inner_size, Kind::Wavefront, body),
+        Kind::Wavefront,
+        dynamic,
+    );
+    tree_loop(outer, Part::Tile, outer_size, Kind::Wave, vec![wavefront])
 }
 
-fn tree(roots: Vec<Node>) -> Schedule {
-    Schedule {
-        roots,
-        skews: Vec::new(),
-        shifts: Vec::new(),
-    }
-}
-
-/// The original program: every loop untiled and sequential, in place.
-fn original_tree(kernel: &Kernel) -> Schedule {
-    fn children(kernel: &Kernel, parent: Option<LoopId>) -> Vec<Node> {
-        let mut items: Vec<(usize, Node)> = Vec::new();
-        for (l, lp) in kernel.loops.iter().enumerate() {
-            if lp.parent == parent {
-                let body = children(kernel, Some(LoopId(l)));
-                items.push((lp.span.start, point(&[l], 1, body)));
-            }
-        }
-        for (s, st) in kernel.statements.iter().enumerate() {
-            if st.loops.last().copied() == parent {
-                items.push((st.span.start, statement(s)));
-            }
-        }
-        items.sort_by_key(|(start, _)| *start);
-        items.into_iter().map(|(_, node)| node).collect()
-    }
-    tree(children(kernel, None))
-}
-
-/// The parameters' values, in the kernel's order.
-fn values(kernel: &Kernel, params: &[(&str, i64)]) -> Vec<i64> {
-    kernel
-        .params
-        .iter()
-        .map(|p| {
-            params
-                .iter()
-                .find(|(name, _)| name == p)
-                .unwrap_or_else(|| panic!("no value for the parameter {p}"))
-                .1
-        })
-        .collect()
-}
-
-/// Compiles and runs a program with two OpenMP threads; what it printed
-/// on stderr.
+/// Compiles and runs a program with OpenMP on two threads; what it
+/// printed on stderr.
 fn output(name: &str, source: &str) -> String {
-    let dir = scratch(name);
-    let flags = ["-O1", "-fopenmp", "-Werror=unknown-pragmas"];
-    let printed = common::compile_and_run("cc", &flags, 2, &dir, name, source);
-    std::fs::remove_dir_all(&dir).ok();
-    printed
+    common::trees::openmp_output("wavefronts", name, source)
 }
 
 /// Each case runs the original instances in the interpreter without a
@@ -392,15 +320,8 @@ int main(void) {
 
 #[test]
 fn rectangular_wavefronts_compute_the_original_arrays() {
-    let vector_columns = |columns: i64| {
-        Node::Loop(TreeLoop {
-            kind: Kind::Vector,
-            ..match point(&[1], columns, vec![statement(0)]) {
-                Node::Loop(l) => l,
-                Node::Statement(_) => unreachable!("a loop"),
-            }
-        })
-    };
+    let vector_columns =
+        |columns: i64| tree_loop(&[1], Part::Point, columns, Kind::Vector, vec![statement(0)]);
     let codes = check(
         "rows",
         ROWS,

@@ -9,8 +9,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use commute_loops::emit::directives::directive_code;
 use commute_loops::emit::explicit::{explicit_code, reference_code};
 use commute_loops::emit::interpret::{run, Memory, RunError};
@@ -22,7 +20,7 @@ use commute_loops::space::names::apply_named_fixes;
 use commute_loops::space::Backbone;
 use commute_runtime::Candidate;
 
-const LIMIT: usize = 1_000_000;
+use common::trees::LIMIT;
 
 /// Gauss-Seidel's 9-point sweep over time, as seidel-2d: no loop is
 /// parallel, `i` may be skewed by `t` and `j` by `i`.
@@ -82,18 +80,10 @@ int main(void) {
 }
 ";
 
-fn scratch(name: &str) -> PathBuf {
-    common::scratch("wavefronts", name)
-}
-
 /// Compiles and runs a program with OpenMP on two threads; what it
 /// printed on stderr.
 fn output(name: &str, source: &str) -> String {
-    let dir = scratch(name);
-    let flags = ["-O1", "-fopenmp", "-Werror=unknown-pragmas"];
-    let printed = common::compile_and_run("cc", &flags, 2, &dir, name, source);
-    std::fs::remove_dir_all(&dir).ok();
-    printed
+    common::trees::openmp_output("wavefronts", name, source)
 }
 
 /// The candidate with `fixes` (by names) and the rest as in the original.

@@ -1013,6 +1013,27 @@ impl Writer<'_> {
             .to_string()
     }
 
+    /// A loop's variable, its members and the sides of the hull of its
+    /// statements' ranges. Statements whose ranges differ run over the
+    /// hull, each guarded by its own range where it is narrower: those
+    /// conditions are added to `guarded`.
+    fn hull(
+        &self,
+        l: &TreeLoop,
+        guarded: &mut Guards,
+    ) -> (String, Vec<(StatementId, LoopId)>, String, String) {
+        let scan = self.scan;
+        let bounds = scan.of(l);
+        let members = l.members(self.kernel);
+        let variable = self.variable(l, &members);
+        let (lower, lower_guards) = self.hull_side(bounds, &variable, true);
+        let (upper, upper_guards) = self.hull_side(bounds, &variable, false);
+        for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
+            guarded.entry(s).or_default().push(condition);
+        }
+        (variable, members, lower, upper)
+    }
+
     fn plain_loop(
         &mut self,
         l: &TreeLoop,
@@ -1026,16 +1047,8 @@ impl Writer<'_> {
         }
         let scan = self.scan;
         let bounds = scan.of(l);
-        let members = l.members(self.kernel);
-        let variable = self.variable(l, &members);
-        // Statements whose ranges differ run over the hull, each guarded
-        // by its own range where it is narrower.
-        let (lower, lower_guards) = self.hull_side(bounds, &variable, true);
-        let (upper, upper_guards) = self.hull_side(bounds, &variable, false);
         let mut guarded = guards.clone();
-        for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
-            guarded.entry(s).or_default().push(condition);
-        }
+        let (variable, members, lower, upper) = self.hull(l, &mut guarded);
         // A parallel loop whose only child is a collapsed loop, with no
         // condition checked between them, collapses with it; else the
         // child runs sequentially inside (the same iterations, fewer of
@@ -1172,13 +1185,7 @@ impl Writer<'_> {
         // Both loops' headers, as sequential tile loops would have them.
         let mut header = |writer: &mut Self, l: &TreeLoop| {
             let bounds = scan.of(l);
-            let members = l.members(writer.kernel);
-            let variable = writer.variable(l, &members);
-            let (lower, lower_guards) = writer.hull_side(bounds, &variable, true);
-            let (upper, upper_guards) = writer.hull_side(bounds, &variable, false);
-            for (s, condition) in lower_guards.into_iter().chain(upper_guards) {
-                guarded.entry(s).or_default().push(condition);
-            }
+            let (variable, members, lower, upper) = writer.hull(l, &mut guarded);
             let start = writer.tile_start(bounds, &lower, l.size);
             let origin = bounds.statements.first().map_or_else(
                 || "0".to_string(),

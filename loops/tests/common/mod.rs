@@ -2,6 +2,8 @@
 //! binary uses part of it).
 #![allow(dead_code)]
 
+pub mod trees;
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};

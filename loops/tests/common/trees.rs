@@ -1,0 +1,95 @@
+//! Loop trees built by hand, for the tests that check the emitters and
+//! the interpreter on trees the space does not have to offer: builders,
+//! the original program's tree, and compiled runs with OpenMP.
+
+use commute_loops::frontend::{Kernel, LoopId, StatementId};
+use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+
+/// How many statement instances an interpreter run may execute.
+pub const LIMIT: usize = 1_000_000;
+
+pub fn statement(s: usize) -> Node {
+    Node::Statement(StatementId(s))
+}
+
+/// A loop over the C loops `loops` (several when they are merged), as
+/// `part` of them, running as `kind`, static.
+pub fn tree_loop(loops: &[usize], part: Part, size: i64, kind: Kind, body: Vec<Node>) -> Node {
+    Node::Loop(TreeLoop {
+        loops: loops.iter().map(|&l| LoopId(l)).collect(),
+        statements: Vec::new(),
+        part,
+        size,
+        kind,
+        dynamic: false,
+        accumulating: Vec::new(),
+        packs: Vec::new(),
+        body,
+    })
+}
+
+/// The node with its (outermost) loop running as `kind`, dynamically
+/// scheduled when asked.
+pub fn running(node: Node, kind: Kind, dynamic: bool) -> Node {
+    match node {
+        Node::Loop(l) => Node::Loop(TreeLoop { kind, dynamic, ..l }),
+        other => other,
+    }
+}
+
+/// A tree with no skew and no shift.
+pub fn tree(roots: Vec<Node>) -> Schedule {
+    Schedule {
+        roots,
+        skews: Vec::new(),
+        shifts: Vec::new(),
+    }
+}
+
+/// The original program: every loop untiled and sequential, in place.
+pub fn original_tree(kernel: &Kernel) -> Schedule {
+    fn children(kernel: &Kernel, parent: Option<LoopId>) -> Vec<Node> {
+        let mut items: Vec<(usize, Node)> = Vec::new();
+        for (l, lp) in kernel.loops.iter().enumerate() {
+            if lp.parent == parent {
+                let body = children(kernel, Some(LoopId(l)));
+                let node = tree_loop(&[l], Part::Point, 1, Kind::Sequential, body);
+                items.push((lp.span.start, node));
+            }
+        }
+        for (s, st) in kernel.statements.iter().enumerate() {
+            if st.loops.last().copied() == parent {
+                items.push((st.span.start, statement(s)));
+            }
+        }
+        items.sort_by_key(|(start, _)| *start);
+        items.into_iter().map(|(_, node)| node).collect()
+    }
+    tree(children(kernel, None))
+}
+
+/// The parameters' values, in the kernel's order.
+pub fn values(kernel: &Kernel, params: &[(&str, i64)]) -> Vec<i64> {
+    kernel
+        .params
+        .iter()
+        .map(|p| {
+            params
+                .iter()
+                .find(|(name, _)| name == p)
+                .unwrap_or_else(|| panic!("no value for the parameter {p}"))
+                .1
+        })
+        .collect()
+}
+
+/// Compiles a program with OpenMP (`cc -O1`, unknown pragmas an error)
+/// and runs it on two threads, in a scratch directory of the test binary
+/// `test`: what it printed on stderr.
+pub fn openmp_output(test: &str, name: &str, source: &str) -> String {
+    let dir = super::scratch(test, name);
+    let flags = ["-O1", "-fopenmp", "-Werror=unknown-pragmas"];
+    let printed = super::compile_and_run("cc", &flags, 2, &dir, name, source);
+    std::fs::remove_dir_all(&dir).ok();
+    printed
+}

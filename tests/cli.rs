@@ -2093,12 +2093,35 @@ exec cc "$@"
     let tuned = std::fs::read_to_string(&out).expect("written");
     let original = std::fs::read_to_string("examples/gemm.c").unwrap();
     let (first, rest) = tuned.split_once('\n').unwrap();
-    assert_eq!(rest, original, "the original program is written");
+    let commented = original
+        .replace("\n#pragma scop\n", "\n/* commute: #pragma scop */\n")
+        .replace("\n#pragma endscop\n", "\n/* commute: #pragma endscop */\n");
+    assert_eq!(
+        rest, commented,
+        "the original program is written, its region's pragmas commented"
+    );
     assert!(
         first.starts_with(&format!("/* commute: built with: {}", fake.display()))
             && first.ends_with("-O2 -DNI=40 -DNJ=44 -DNK=48 -lm */"),
         "{first}"
     );
+    // It builds with the command it names (`-Werror=unknown-pragmas`
+    // among its flags).
+    let command = first
+        .trim_start_matches("/* commute: built with: ")
+        .trim_end_matches(" -lm */");
+    assert!(command.contains("-Werror=unknown-pragmas"), "{command}");
+    let mut words = command.split_whitespace();
+    let status = std::process::Command::new(words.next().unwrap())
+        .args(words)
+        .arg("-Iexamples")
+        .arg(&out)
+        .arg("-o")
+        .arg(dir.join("written"))
+        .arg("-lm")
+        .status()
+        .expect("the compiler runs");
+    assert!(status.success(), "the written program does not build");
     let (report, _) = commute_ok(&["report", work.join("journal.jsonl").to_str().unwrap()]);
     assert!(report.contains("written: baseline plain"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);

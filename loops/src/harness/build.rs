@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::error::{HarnessError, HarnessErrorKind};
-use super::output::prepare_source;
+use super::output::without_scop_pragmas;
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
 /// Lines of the compiler's standard error kept in
@@ -79,7 +79,7 @@ impl Toolchain<'_> {
         let dir = build.dir(base);
         fs::create_dir_all(&dir).map_err(|e| HarnessError::io("create", &dir, &e))?;
         let source_path = dir.join(SOURCE_FILE);
-        fs::write(&source_path, prepare_source(source))
+        fs::write(&source_path, without_scop_pragmas(source))
             .map_err(|e| HarnessError::io("write", &source_path, &e))?;
         let binary = dir.join(BINARY_FILE);
         if binary.exists() {

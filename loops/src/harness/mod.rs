@@ -71,5 +71,5 @@ pub use config::{
 pub use error::{HarnessError, HarnessErrorKind};
 pub use measure::{remeasure_rounds, Harness};
 pub use measurement::Measurement;
-pub use output::{floats_equal, ABSOLUTE_TOLERANCE};
+pub use output::{floats_equal, without_scop_pragmas, ABSOLUTE_TOLERANCE};
 pub use probe::{build_probe, preprocess, run_probe};

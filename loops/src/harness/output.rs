@@ -41,7 +41,7 @@ pub(super) fn truncate(text: &str, max: usize) -> String {
 
 /// The source with its `#pragma scop` and `#pragma endscop` lines replaced
 /// by a comment (they would be unknown pragmas).
-pub(super) fn prepare_source(source: &str) -> String {
+pub fn without_scop_pragmas(source: &str) -> String {
     let mut out = String::with_capacity(source.len() + 64);
     for line in source.split_inclusive('\n') {
         let (body, ending) = match line.strip_suffix("\r\n") {
@@ -330,7 +330,8 @@ mod tests {
 
     #[test]
     fn scop_lines_become_comments() {
-        let prepared = prepare_source("a\n#pragma scop\n  # pragma endscop  \n#pragma omp x\n");
+        let prepared =
+            without_scop_pragmas("a\n#pragma scop\n  # pragma endscop  \n#pragma omp x\n");
         assert_eq!(
             prepared,
             "a\n/* commute: #pragma scop */\n/* commute: #pragma endscop */\n#pragma omp x\n"

@@ -46,7 +46,8 @@ pub use progress::{SearchStatus, TuneProgress};
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
 use crate::harness::{
-    effective_cflags, with_built_with_line, Compiler, Harness, HarnessConfig, TimePattern,
+    effective_cflags, with_built_with_line, without_scop_pragmas, Compiler, Harness, HarnessConfig,
+    TimePattern,
 };
 use crate::space::complete::complete_with_original;
 use crate::space::names::Names;
@@ -478,8 +479,11 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         ),
         (None, None) => (None, built_with),
     };
+    // Built as the harness builds it: the region's pragmas, unknown to
+    // the compiler, are an error under `-Werror=unknown-pragmas`.
     if let Some(source) = written {
-        std::fs::write(&output, with_built_with_line(source, &built_with))
+        let source = without_scop_pragmas(source);
+        std::fs::write(&output, with_built_with_line(&source, &built_with))
             .map_err(|e| format!("cannot write `{}`: {e}", output.display()))?;
     }
     // What was written, for reports: the journal's evaluations hold

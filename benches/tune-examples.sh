@@ -82,6 +82,13 @@ example_options() {
   esac
 }
 
+# OpenMP threads bound to places, as commute binds its runs' (see
+# HarnessConfig::run_environment), unless the environment says otherwise:
+# unbound, two threads often shared one CPU of this 2-core machine.
+if [ -z "${OMP_PROC_BIND:-}" ] && [ -z "${OMP_PLACES:-}" ]; then
+  export OMP_PROC_BIND=spread
+fi
+
 # The minimum over RUNS timed runs after a warm-up, of the time the
 # program prints (-DPOLYBENCH_TIME).
 time_binary() {

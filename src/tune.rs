@@ -172,6 +172,7 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
     }
     say!("written: {}", report.output.display());
     say!("built with: {}", report.built_with);
+    say!("timed with: {}", report.run_with);
     say!("journal: {}", report.journal.display());
     say!("plot: {}", plot.display());
     if report.wrong > 0 {

@@ -1866,6 +1866,14 @@ fn tune_measures_baselines_and_names_the_flags_on_the_first_line() {
         stdout.contains(&format!("built with: {}", baselines[0].1)),
         "{stdout}"
     );
+    // Runs bind their threads unless the environment says how.
+    let bound =
+        std::env::var_os("OMP_PROC_BIND").is_none() && std::env::var_os("OMP_PLACES").is_none();
+    assert!(
+        stdout.contains("timed with: OMP_NUM_THREADS=")
+            && stdout.contains("OMP_PROC_BIND=spread") == bound,
+        "{stdout}"
+    );
     let (report, _) = commute_ok(&["report", journal.to_str().unwrap()]);
     assert!(report.contains("  plain: "), "{report}");
     assert!(report.contains("over it"), "{report}");

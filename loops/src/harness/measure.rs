@@ -901,7 +901,7 @@ impl Harness {
         let spawned = spawn(
             Command::new(binary)
                 .current_dir(dir)
-                .env("OMP_NUM_THREADS", self.config.threads.to_string())
+                .envs(self.config.run_environment())
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(stdout))
                 .stderr(stderr),

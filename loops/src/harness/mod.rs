@@ -65,8 +65,8 @@ mod process;
 pub use build::COMPILE_LOG_LINES;
 pub use compiler::{Compiler, CompilerFamily, WIDE_VECTOR_FLAGS};
 pub use config::{
-    absolute_paths, build_command, built_with_line, effective_cflags, with_built_with_line,
-    HarnessConfig, TimePattern, DEFAULT_CFLAGS,
+    absolute_paths, build_command, built_with_line, effective_cflags, run_environment_line,
+    with_built_with_line, HarnessConfig, TimePattern, DEFAULT_CFLAGS,
 };
 pub use error::{HarnessError, HarnessErrorKind};
 pub use measure::{remeasure_rounds, Harness};

@@ -79,7 +79,7 @@ pub fn run_probe(
     let mut child = spawn(
         Command::new(Build::Timed.binary(dir))
             .current_dir(&run_dir)
-            .env("OMP_NUM_THREADS", threads.max(1).to_string())
+            .envs(super::config::run_environment(threads))
             .stdin(Stdio::null())
             .stdout(Stdio::from(out))
             .stderr(Stdio::null()),

@@ -46,8 +46,8 @@ pub use progress::{SearchStatus, TuneProgress};
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
 use crate::harness::{
-    effective_cflags, with_built_with_line, without_scop_pragmas, Compiler, Harness, HarnessConfig,
-    TimePattern,
+    effective_cflags, run_environment_line, with_built_with_line, without_scop_pragmas, Compiler,
+    Harness, HarnessConfig, TimePattern,
 };
 use crate::space::complete::complete_with_original;
 use crate::space::names::Names;
@@ -132,6 +132,9 @@ pub struct TuneReport {
     /// The command the written file was measured with (also its first
     /// line, in a comment).
     pub built_with: String,
+    /// The environment its runs were timed in (`OMP_NUM_THREADS=2
+    /// OMP_PROC_BIND=spread`).
+    pub run_with: String,
     /// Where the best candidate was written (when there is one).
     pub output: PathBuf,
     /// Candidates written with directives, and as explicit code.
@@ -520,6 +523,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         baselines,
         baseline_won,
         built_with,
+        run_with: run_environment_line(evaluator.harness.config().threads),
         output,
         forms: evaluator.forms,
         work_dir,

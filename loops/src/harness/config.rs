@@ -129,14 +129,20 @@ pub fn run_environment(threads: usize) -> Vec<(&'static str, String)> {
     variables
 }
 
-/// The variables of [`run_environment`] as a shell would set them:
+/// The variables a run gets as a shell would set them, those of
+/// [`run_environment`] and the binding it inherits:
 /// `OMP_NUM_THREADS=2 OMP_PROC_BIND=spread`.
 pub fn run_environment_line(threads: usize) -> String {
-    run_environment(threads)
+    let mut words: Vec<String> = run_environment(threads)
         .iter()
         .map(|(name, value)| format!("{name}={value}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    for name in ["OMP_PROC_BIND", "OMP_PLACES"] {
+        if let Some(value) = std::env::var_os(name) {
+            words.push(format!("{name}={}", value.to_string_lossy()));
+        }
+    }
+    words.join(" ")
 }
 
 /// The optimization flags when the user gives none.

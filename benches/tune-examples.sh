@@ -84,7 +84,8 @@ example_options() {
 
 # OpenMP threads bound to places, as commute binds its runs' (see
 # HarnessConfig::run_environment), unless the environment says otherwise:
-# unbound, two threads often shared one CPU of this 2-core machine.
+# unbound, 2-thread runs on this 2-core machine were often as slow as
+# both threads on one CPU.
 if [ -z "${OMP_PROC_BIND:-}" ] && [ -z "${OMP_PLACES:-}" ]; then
   export OMP_PROC_BIND=spread
 fi

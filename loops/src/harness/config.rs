@@ -90,10 +90,11 @@ impl HarnessConfig {
     /// The variables every run of a program gets: `OMP_NUM_THREADS`, and
     /// `OMP_PROC_BIND=spread` unless the environment sets `OMP_PROC_BIND`
     /// or `OMP_PLACES` itself (`OMP_PROC_BIND=false` turns binding off).
-    /// Unbound, the two threads of a run shared one CPU in 14 of 15 runs
-    /// of one minute on this project's 2-core machine (2.5 times slower),
-    /// and bound in none of the 15 alternating with them, so a parallel
-    /// candidate's time said more about the minute than about its code.
+    /// Unbound, a 2-thread run on this project's 2-core machine was slowed
+    /// up to 2.5 times, about as much as both threads on one CPU, in 14
+    /// of 15 runs of one minute, and bound in none of the 15 alternating
+    /// with them: a parallel candidate's time said more about the minute
+    /// than about its code.
     pub fn run_environment(&self) -> Vec<(&'static str, String)> {
         run_environment(self.threads)
     }

@@ -15,12 +15,12 @@ mod common;
 
 use commute_loops::analysis::skew::Skew;
 use commute_loops::emit::directives::directive_code;
-use commute_loops::emit::explicit::{explicit_code, reference_code};
-use commute_loops::emit::interpret::{run, Memory, RunError};
+use commute_loops::emit::explicit::explicit_code;
+use commute_loops::emit::interpret::{run, RunError};
 use commute_loops::frontend::{read_kernel, LoopId, StatementId};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule};
 
-use common::trees::{original_tree, running, statement, tree, tree_loop, values, LIMIT};
+use common::trees::{original_tree, running, statement, tree, tree_loop, values, Original, LIMIT};
 
 /// A sequential loop of the C loops `loops`.
 fn part(loops: &[usize], part: Part, size: i64, body: Vec<Node>) -> Node {
@@ -39,11 +39,8 @@ fn point(l: usize, size: i64, body: Vec<Node>) -> Node {
     part(&[l], Part::Point, size, body)
 }
 
-/// Compiles and runs a program with OpenMP on two threads; what it
-/// printed on stderr.
-fn output(name: &str, source: &str) -> String {
-    common::trees::openmp_output("blocks", name, source)
-}
+/// This binary's name among the scratch directories.
+const TEST: &str = "blocks";
 
 /// Each case runs the original instances in the interpreter and, written
 /// as explicit C, prints the original arrays; no case is expressible with
@@ -51,29 +48,14 @@ fn output(name: &str, source: &str) -> String {
 fn check(name: &str, source: &str, params: &[(&str, i64)], cases: &[(&str, Schedule)]) {
     let kernel = read_kernel(&format!("{name}.c"), source).expect("the kernel reads");
     let values = values(&kernel, params);
-    let reference: Memory =
-        run(&kernel, &original_tree(&kernel), &values, LIMIT).expect("the original runs");
-    let printed = output(&format!("{name}-original"), &reference_code(&kernel));
-    assert!(!printed.trim().is_empty(), "the original prints its arrays");
+    let original = Original::new(TEST, name, &kernel, &original_tree(&kernel), &values);
     for (case, schedule) in cases {
         let outline = schedule.outline(&kernel);
         assert!(outline.contains(" blocks of "), "{case}:\n{outline}");
-        let memory = run(&kernel, schedule, &values, LIMIT)
-            .unwrap_or_else(|e| panic!("{name}, {case}: {e:?}\n{outline}"));
-        assert!(
-            memory == reference,
-            "{name}, {case}: the interpreter computes other memory\n{outline}"
-        );
-        let code = explicit_code(&kernel, schedule, &[])
-            .unwrap_or_else(|e| panic!("{name}, {case}: {e}\n{outline}"));
+        let code = original.check_explicit(TEST, (name, case), &kernel, schedule, &values);
         assert!(
             code.contains("_b = "),
             "{name}, {case}: no block loop\n{code}"
-        );
-        let label = format!("{name}-{}", case.replace(' ', "-"));
-        assert!(
-            output(&label, &code) == printed,
-            "{name}, {case}: the explicit code prints other arrays\n{outline}\n{code}"
         );
         let declined = directive_code(&kernel, schedule, &[])
             .expect_err("a block loop is not expressible with directives");

@@ -10,8 +10,7 @@
 mod common;
 
 use commute_loops::emit::directives::directive_code;
-use commute_loops::emit::explicit::{explicit_code, reference_code};
-use commute_loops::emit::interpret::{run, Memory, RunError};
+use commute_loops::emit::interpret::{run, RunError};
 use commute_loops::frontend::read_kernel;
 use commute_loops::lowering::schedule::{Kind, Schedule};
 use commute_loops::space::complete::complete_with_original;
@@ -20,7 +19,7 @@ use commute_loops::space::names::apply_named_fixes;
 use commute_loops::space::Backbone;
 use commute_runtime::Candidate;
 
-use common::trees::LIMIT;
+use common::trees::{Original, LIMIT};
 
 /// Gauss-Seidel's 9-point sweep over time, as seidel-2d: no loop is
 /// parallel, `i` may be skewed by `t` and `j` by `i`.
@@ -80,11 +79,8 @@ int main(void) {
 }
 ";
 
-/// Compiles and runs a program with OpenMP on two threads; what it
-/// printed on stderr.
-fn output(name: &str, source: &str) -> String {
-    common::trees::openmp_output("wavefronts", name, source)
-}
+/// This binary's name among the scratch directories.
+const TEST: &str = "wavefronts";
 
 /// The candidate with `fixes` (by names) and the rest as in the original.
 fn named(host: &KernelHost, fixes: &[&str]) -> Schedule {
@@ -101,10 +97,7 @@ fn named(host: &KernelHost, fixes: &[&str]) -> Schedule {
 fn check(name: &str, source: &str, cases: &[(&str, &[&str])]) {
     let kernel = read_kernel(&format!("{name}.c"), source).expect("the kernel reads");
     let host = KernelHost::new(kernel.clone());
-    let original = named(&host, &[]);
-    let reference: Memory = run(&kernel, &original, &[], LIMIT).expect("the original runs");
-    let printed = output(&format!("{name}-original"), &reference_code(&kernel));
-    assert!(!printed.trim().is_empty(), "the original prints its arrays");
+    let original = Original::new(TEST, name, &kernel, &named(&host, &[]), &[]);
     for (case, fixes) in cases {
         let schedule = named(&host, fixes);
         let outline = schedule.outline(&kernel);
@@ -112,22 +105,10 @@ fn check(name: &str, source: &str, cases: &[(&str, &[&str])]) {
             schedule.loops().iter().any(|l| l.kind == Kind::Wave),
             "{name}, {case}: no wave loop\n{outline}"
         );
-        let memory = run(&kernel, &schedule, &[], LIMIT)
-            .unwrap_or_else(|e| panic!("{name}, {case}: {e:?}\n{outline}"));
-        assert!(
-            memory == reference,
-            "{name}, {case}: the interpreter computes other memory\n{outline}"
-        );
-        let code = explicit_code(&kernel, &schedule, &[])
-            .unwrap_or_else(|e| panic!("{name}, {case}: {e}\n{outline}"));
+        let code = original.check_explicit(TEST, (name, case), &kernel, &schedule, &[]);
         assert!(
             code.contains("#pragma omp parallel for") && code.contains("in waves"),
             "{name}, {case}: no wavefront\n{code}"
-        );
-        let label = format!("{name}-{}", case.replace(' ', "-"));
-        assert!(
-            output(&label, &code) == printed,
-            "{name}, {case}: the explicit code prints other arrays\n{outline}\n{code}"
         );
         let declined = directive_code(&kernel, &schedule, &[])
             .expect_err("a wavefront is not expressible with directives");

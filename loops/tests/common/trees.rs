@@ -2,6 +2,8 @@
 //! the interpreter on trees the space does not have to offer: builders,
 //! the original program's tree, and compiled runs with OpenMP.
 
+use commute_loops::emit::explicit::{explicit_code, reference_code};
+use commute_loops::emit::interpret::{run, Memory};
 use commute_loops::frontend::{Kernel, LoopId, StatementId};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
@@ -92,4 +94,50 @@ pub fn openmp_output(test: &str, name: &str, source: &str) -> String {
     let printed = super::compile_and_run("cc", &flags, 2, &dir, name, source);
     std::fs::remove_dir_all(&dir).ok();
     printed
+}
+
+/// What trees are checked against: the original program's memory after
+/// the interpreter runs `tree` (the original nesting), and what the
+/// original C prints.
+pub struct Original {
+    pub memory: Memory,
+    pub printed: String,
+}
+
+impl Original {
+    pub fn new(test: &str, name: &str, kernel: &Kernel, tree: &Schedule, values: &[i64]) -> Self {
+        let memory = run(kernel, tree, values, LIMIT).expect("the original runs");
+        let printed = openmp_output(test, &format!("{name}-original"), &reference_code(kernel));
+        assert!(!printed.trim().is_empty(), "the original prints its arrays");
+        Original { memory, printed }
+    }
+
+    /// Checks the case `case` of the kernel `name`: the interpreter runs
+    /// `schedule` (the original instances, no race) to the original
+    /// memory, and its explicit C, compiled with OpenMP and run on two
+    /// threads, prints the original arrays. Its explicit code.
+    pub fn check_explicit(
+        &self,
+        test: &str,
+        (name, case): (&str, &str),
+        kernel: &Kernel,
+        schedule: &Schedule,
+        values: &[i64],
+    ) -> String {
+        let outline = schedule.outline(kernel);
+        let memory = run(kernel, schedule, values, LIMIT)
+            .unwrap_or_else(|e| panic!("{name}, {case}: {e:?}\n{outline}"));
+        assert!(
+            memory == self.memory,
+            "{name}, {case}: the interpreter computes other memory\n{outline}"
+        );
+        let code = explicit_code(kernel, schedule, &[])
+            .unwrap_or_else(|e| panic!("{name}, {case}: {e}\n{outline}"));
+        let label = format!("{name}-{}", case.replace(' ', "-"));
+        assert!(
+            openmp_output(test, &label, &code) == self.printed,
+            "{name}, {case}: the explicit code prints other arrays\n{outline}\n{code}"
+        );
+        code
+    }
 }

@@ -10,7 +10,9 @@
  * Build and run:
  *   cc -O2 -DPOLYBENCH_TIME -DPOLYBENCH_DUMP_ARRAYS jacobi-2d.c -o jacobi-2d
  *   ./jacobi-2d
- * Sizes: -DTSTEPS=... -DN=... (the grid is N x N; defaults below).
+ * Sizes: -DTSTEPS=... -DN=... (the grid is N x N; defaults below: two
+ * arrays of 18 MB, which outgrow this project's machine's caches, where
+ * time tiling pays; clang-22 -O3 takes about 0.5 s there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@
 #define TSTEPS 100
 #endif
 #ifndef N
-#define N 500
+#define N 1500
 #endif
 
 #define _PB_TSTEPS TSTEPS

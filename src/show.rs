@@ -280,9 +280,12 @@ fn print(kernel: &Kernel) {
         carrying.join(", ")
     };
     say!("loops that may carry a dependence: {carrying}");
-    let mut skews: Vec<_> = commute_loops::analysis::skew::skews(kernel, &deps)
-        .into_iter()
-        .collect();
+    let offered_shifts = commute_loops::analysis::shift::shifts(&deps);
+    let fusion = commute_loops::analysis::fusion::Fusion::of(kernel);
+    let mut skews: Vec<_> =
+        commute_loops::analysis::skew::skews(kernel, &deps, &offered_shifts, &fusion)
+            .into_iter()
+            .collect();
     skews.sort_by_key(|((s, l), _)| (s.0, l.0));
     if !skews.is_empty() {
         say!("skews offered (`skew(...) = YES` runs a loop along its iterator plus the factor times its base's):");
@@ -298,9 +301,7 @@ fn print(kernel: &Kernel) {
             );
         }
     }
-    let mut shifts: Vec<_> = commute_loops::analysis::shift::shifts(&deps)
-        .into_iter()
-        .collect();
+    let mut shifts: Vec<_> = offered_shifts.into_iter().collect();
     shifts.sort();
     if !shifts.is_empty() {
         say!("shifts offered (`shift(...) = YES` runs a loop that many iterations late in the loops it is fused with):");

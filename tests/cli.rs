@@ -459,6 +459,11 @@ fn show_lists_the_shifts_offered() {
     assert!(stdout.contains("  S1: L3 (i) by 1\n"), "{stdout}");
     assert!(stdout.contains("  S1: L4 (j) by 1\n"), "{stdout}");
     assert!(stdout.contains("    shift(i#2) in NO | YES"), "{stdout}");
+    // Fused, the rows of both sweeps may be skewed by twice the time
+    // step (time tiling); the columns are not offered one.
+    assert!(stdout.contains("  S0: L1 (i) + 2 * L0 (t)\n"), "{stdout}");
+    assert!(stdout.contains("  S1: L3 (i) + 2 * L0 (t)\n"), "{stdout}");
+    assert!(!stdout.contains("(j) + 2 * L0 (t)"), "{stdout}");
     assert!(
         stdout.contains("flow S0 -> S1 on B (t: 0, i~i: -1, j~j: 0)"),
         "{stdout}"
@@ -671,17 +676,18 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn tune_with_the_fused_start_evaluates_the_fused_sweeps_first() {
-    let dir = scratch("fused-start");
+/// `commute tune` on a small jacobi-2d (`sizes`) for 3 evaluations with
+/// `options`, each candidate checked (no cut-off), without baselines:
+/// its standard output, standard error and journal.
+fn tune_small_jacobi(name: &str, options: &[&str], sizes: &[&str]) -> (String, String, String) {
+    let dir = scratch(name);
     let out = dir.join("jacobi.tuned.c");
     let work = dir.join("work");
-    let output = commute(&[
+    let common = [
         "tune",
         "examples/jacobi-2d.c",
         "--budget",
         "3",
-        "--fused-start",
         "--cc",
         "cc",
         "--runs",
@@ -693,14 +699,43 @@ fn tune_with_the_fused_start_evaluates_the_fused_sweeps_first() {
         out.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-        "-O2",
-        "-DTSTEPS=4",
-        "-DN=60",
-    ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    ];
+    let output = commute(&[&common[..], options, &["--", "-O2"], sizes].concat());
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(output.status.success(), "{stdout}\n{stderr}");
+    let journal = std::fs::read_to_string(work.join("journal.jsonl")).expect("journal");
+    let _ = std::fs::remove_dir_all(&dir);
+    (stdout, stderr, journal)
+}
+
+#[test]
+fn tune_evaluates_time_tiles_of_jacobi_first() {
+    let (stdout, stderr, journal) = tune_small_jacobi(
+        "time-tiled-start",
+        &["--threads", "2", "--no-polly-start"],
+        &["-DTSTEPS=6", "-DN=70"],
+    );
+    assert!(
+        stderr.contains("time-tiled start: sweeps fused, rows skewed by `t`, tiles of at most 8 x 32, 16 x 64, 32 x 128 time steps x rows run as a wavefront (3 leaves)"),
+        "{stderr}"
+    );
+    // The original, then the time-tiled leaves: every one checked, none
+    // wrong.
+    assert!(
+        stdout.contains("after 3 evaluations") && stdout.contains("0 wrong"),
+        "{stdout}"
+    );
+    assert!(journal.contains("\"time_tiled_start\":true"), "{journal}");
+}
+
+#[test]
+fn tune_with_the_fused_start_evaluates_the_fused_sweeps_first() {
+    let (stdout, stderr, journal) = tune_small_jacobi(
+        "fused-start",
+        &["--fused-start", "--no-time-tiled-start"],
+        &["-DTSTEPS=4", "-DN=60"],
+    );
     assert!(stderr.contains("fused start: "), "{stderr}");
     assert!(stderr.contains("i with i#2"), "{stderr}");
     // The original nest, then the fused start's leaves: every one checked
@@ -709,9 +744,7 @@ fn tune_with_the_fused_start_evaluates_the_fused_sweeps_first() {
         stdout.contains("after 3 evaluations") && stdout.contains("0 wrong"),
         "{stdout}"
     );
-    let journal = std::fs::read_to_string(work.join("journal.jsonl")).expect("journal");
     assert!(journal.contains("\"fused_start\":true"), "{journal}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -7,10 +7,11 @@
 //! run outside its domain.
 
 use commute_loops::emit::interpret::{run, Element, Memory, RunError};
-use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, Variable};
+use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, StatementId, Variable};
 use commute_loops::lowering::reductions::{block, reduced};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::apply_named_fixes;
 use commute_loops::space::Backbone;
 use commute_runtime::descent::{random_descent_backtracking, Descent};
 use commute_runtime::explore::enumerate;
@@ -129,8 +130,9 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // holding a tile's elements in an array, candidates with a skewed
     // loop, of them those with a skewed loop outside its base, candidates
     // with a loop shifted in a fusion, loops packing an operand, tiles
-    // run as a wavefront, of them with the wavefront's loop skewed.
-    let mut features = [0usize; 21];
+    // run as a wavefront, of them with the wavefront's loop skewed, loops
+    // of two statements merged skewed.
+    let mut features = [0usize; 22];
     // Nests with loops counting down, statements under conditions,
     // conditional expressions.
     let mut constructs = [0usize; 3];
@@ -231,6 +233,13 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
                             .any(|&s| block(&kernel, l, s).is_some_and(|b| !b.is_empty())),
                 );
                 features[11] += usize::from(l.kind == Kind::Collapsed);
+                let skewed: Vec<StatementId> = l
+                    .members(&kernel)
+                    .into_iter()
+                    .filter(|&(s, x)| schedule.skew(s, x).is_some())
+                    .map(|(s, _)| s)
+                    .collect();
+                features[21] += usize::from(skewed.iter().any(|&s| s != skewed[0]));
                 features[18] += usize::from(!l.packs.is_empty());
                 features[12] += usize::from(l.dynamic);
                 if let (Kind::Wave, [Node::Loop(inner)]) = (l.kind, &l.body[..]) {
@@ -262,7 +271,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
          triangular interchanged, unequal loops fused candidates, parallel and vector \
          loops reducing, collapsed loops, dynamic parallel loops, sequential loops \
          accumulating, of them into a tile's elements, skewed, of them with a skewed \
-         loop outside its base, shifted, packing, wavefronts, of them skewed: {features:?}"
+         loop outside its base, shifted, packing, wavefronts, of them skewed, merged \
+         skewed: {features:?}"
     );
     assert!(
         transformed > leaves_checked / 2,
@@ -336,6 +346,97 @@ fn blocked_candidates_of_random_deep_nests_compute_the_original_memory() {
          ones away from their tile: {blocks:?}"
     );
     assert!(blocks.iter().all(|&b| b > 0), "{blocks:?}");
+}
+
+/// Two sweeps over time, as jacobi-2d's, small: fused, the second
+/// shifted by a row (and a column), both skewed by `t` (factor 2).
+const SWEEPS: &str = "\
+double A[9][10], B[9][10];
+void kernel(void) {
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < 5; t++) {
+    for (i = 1; i < 8; i++)
+      for (j = 1; j < 9; j++)
+        B[i][j] = 0.2 * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i - 1][j] + A[i + 1][j]);
+    for (i = 1; i < 8; i++)
+      for (j = 1; j < 9; j++)
+        A[i][j] = 0.2 * (B[i][j] + B[i][j - 1] + B[i][j + 1] + B[i - 1][j] + B[i + 1][j]);
+  }
+#pragma endscop
+}
+";
+
+/// Random candidates of time-stepped sweeps whose rows are fused with a
+/// shift and skewed by the time step (what time tiling starts from), with
+/// the columns fused too or not: each computes the original memory, and among
+/// them are time tiles (a tile of rows outside the time step's points),
+/// of them run as a wavefront.
+#[test]
+fn random_time_tilings_of_fused_sweeps_compute_the_original_memory() {
+    let per_case: usize = std::env::var("COMMUTE_PROPERTY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(150, |c: usize| c * 4);
+    let kernel = read_kernel("sweeps.c", SWEEPS).unwrap_or_else(|e| panic!("{e}"));
+    let expected = reference(&kernel);
+    let host = KernelHost::new(kernel.clone());
+    let rows = [
+        "skew(i) = YES",
+        "skew(i#2) = YES",
+        "shift(i#2) = YES",
+        "order(i, i#2) = MERGED",
+    ];
+    let columns = ["shift(j#2) = YES", "order(j, j#2) = MERGED"];
+    // Candidates, time tiles, of them wavefronts.
+    let mut seen = [0usize; 3];
+    for (case, fixes) in [rows.to_vec(), [&rows[..], &columns[..]].concat()]
+        .into_iter()
+        .enumerate()
+    {
+        let mut pinned = root(&host);
+        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+        apply_named_fixes(&host, &mut pinned, &fixes).unwrap_or_else(|e| panic!("{e}"));
+        let mut rng = StdRng::seed_from_u64(case as u64);
+        for _ in 0..per_case {
+            let Descent::Leaf { leaf, .. } = random_descent_backtracking(&pinned, &[], &mut rng)
+            else {
+                continue;
+            };
+            let schedule = Schedule::from_candidate(&host, &leaf)
+                .unwrap_or_else(|e| panic!("case {case}: {e}"));
+            let outline = || schedule.outline(&kernel);
+            match run(&kernel, &schedule, &[], LIMIT) {
+                Ok(memory) => assert!(
+                    memory == expected,
+                    "case {case}: a candidate computes another result:\n{}",
+                    outline()
+                ),
+                Err(error) => panic!("case {case}: {error:?}\n{}", outline()),
+            }
+            seen[0] += 1;
+            let time_tiled = time_tile(&schedule.roots, false);
+            seen[1] += usize::from(time_tiled);
+            seen[2] +=
+                usize::from(time_tiled && schedule.loops().iter().any(|l| l.kind == Kind::Wave));
+        }
+    }
+    eprintln!("candidates, time tiles, wavefronts of them: {seen:?}");
+    assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+}
+
+/// Whether a tile loop of skewed rows (`L1`) runs outside a point loop of
+/// the time step (`L0`) of a tiled time loop.
+fn time_tile(nodes: &[Node], rows_tile_outside: bool) -> bool {
+    nodes.iter().any(|node| match node {
+        Node::Statement(_) => false,
+        Node::Loop(l) => {
+            let rows_tile =
+                rows_tile_outside || (l.part == Part::Tile && l.loops.contains(&LoopId(1)));
+            (rows_tile && l.part == Part::Point && l.size > 1 && l.loops.contains(&LoopId(0)))
+                || time_tile(&l.body, rows_tile)
+        }
+    })
 }
 
 /// The elements the nest writes, run directly from the kernel's loops

@@ -91,7 +91,8 @@ fn original(host: &KernelHost) -> Candidate<Backbone<KernelHost>> {
 
 fn lower(host: &KernelHost, candidate: &Candidate<Backbone<KernelHost>>) -> (Schedule, String) {
     let schedule = Schedule::from_candidate(host, candidate).unwrap_or_else(|e| panic!("{e}"));
-    let code = explicit_code(host.kernel(), &schedule, &["test".to_string()]).expect("bounds");
+    let code = explicit_code(host.kernel(), &schedule, &["test".to_string()])
+        .unwrap_or_else(|e| panic!("{e}\n{}", schedule.outline(host.kernel())));
     (schedule, code)
 }
 

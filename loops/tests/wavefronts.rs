@@ -5,7 +5,9 @@
 //! between the tiles of one anti-diagonal, the explicit C must compile
 //! with OpenMP, run on two threads and print the original arrays, and the
 //! directives emitter must decline them. Without the skew that makes it
-//! legal, the same tree races, and the interpreter says so.
+//! legal, the same tree races, and the interpreter says so: seidel's
+//! time tiles, and jacobi's, whose sweeps are fused with a shift and
+//! skewed together.
 
 mod common;
 
@@ -17,6 +19,7 @@ use commute_loops::space::complete::complete_with_original;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::apply_named_fixes;
 use commute_loops::space::Backbone;
+use commute_loops::tune::time_tiled_start;
 use commute_runtime::Candidate;
 
 use common::trees::{Original, LIMIT};
@@ -78,6 +81,53 @@ int main(void) {
   return 0;
 }
 ";
+
+/// Jacobi's two sweeps over time: fused, the second runs a row late (a
+/// shift), and both skewed by twice the time step, time steps and rows
+/// may be tiled together and their tiles run as a wavefront.
+const JACOBI: &str = "\
+#include <stdio.h>
+static double A[21][19], B[21][19];
+static void kernel(void) {
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < 9; t++) {
+    for (i = 1; i < 20; i++)
+      for (j = 1; j < 18; j++)
+        B[i][j] = 0.2 * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i - 1][j] + A[i + 1][j]);
+    for (i = 1; i < 20; i++)
+      for (j = 1; j < 18; j++)
+        A[i][j] = 0.2 * (B[i][j] + B[i][j - 1] + B[i][j + 1] + B[i - 1][j] + B[i + 1][j]);
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 21; i++)
+    for (int j = 0; j < 19; j++) {
+      A[i][j] = (double)((i * (j + 3) + 1) % 21) / 21;
+      B[i][j] = (double)((i * (j + 1) + 4) % 19) / 19;
+    }
+  kernel();
+  for (int i = 0; i < 21; i++)
+    for (int j = 0; j < 19; j++)
+      fprintf(stderr, \"%.17g\\n\", A[i][j]);
+  return 0;
+}
+";
+
+/// Fixes that tile jacobi's time steps and fused rows (`t` by 4, rows by
+/// 8) and run the tiles as a wavefront.
+const JACOBI_TIME_TILES: [&str; 9] = [
+    "skew(i) = YES",
+    "skew(i#2) = YES",
+    "shift(i#2) = YES",
+    "order(i, i#2) = MERGED",
+    "tile_size(t) = 4",
+    "tile_size(i) = 8",
+    "order(i.tile, t@S0) = OUTER",
+    "dim_kind(t.tile) = WAVE",
+    "dim_kind(i.tile) = WAVEFRONT",
+];
 
 /// This binary's name among the scratch directories.
 const TEST: &str = "wavefronts";
@@ -175,6 +225,94 @@ fn merged_statements_run_as_a_wavefront_of_their_tiles() {
             ),
         ],
     );
+}
+
+#[test]
+fn time_tiles_of_jacobi_sweeps_fused_with_a_shift_run_as_a_wavefront() {
+    let columns = [
+        "shift(j#2) = YES",
+        "order(j, j#2) = MERGED",
+        "tile_size(t) = 2",
+        "tile_size(i) = 16",
+    ];
+    check(
+        "jacobi",
+        JACOBI,
+        &[
+            ("t by 4 and rows by 8", &JACOBI_TIME_TILES),
+            (
+                "t by 2 and rows by 16, columns fused with a shift",
+                &[
+                    &JACOBI_TIME_TILES[..4],
+                    &JACOBI_TIME_TILES[6..],
+                    &columns[..],
+                ]
+                .concat(),
+            ),
+        ],
+    );
+}
+
+/// The time-tiled start `commute tune` evaluates first: jacobi's sweeps
+/// fused and seidel's single sweep, their rows skewed, tiles of time
+/// steps and rows in waves; each leaf computes the original arrays.
+#[test]
+fn the_time_tiled_start_of_jacobi_and_seidel_computes_the_original_arrays() {
+    for (name, source, fused) in [("jacobi", JACOBI, true), ("seidel", SEIDEL, false)] {
+        let kernel = read_kernel(&format!("{name}.c"), source).expect("the kernel reads");
+        let host = KernelHost::new(kernel.clone());
+        let root = Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"));
+        let start = time_tiled_start(&host, &root, 2)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .unwrap_or_else(|| panic!("{name}: no time-tiled start"));
+        assert_eq!(start.fused, fused, "{name}");
+        assert!(!start.leaves.is_empty(), "{name}");
+        let original = Original::new(
+            TEST,
+            &format!("{name}-start"),
+            &kernel,
+            &named(&host, &[]),
+            &[],
+        );
+        for (leaf, (steps, rows)) in start.leaves.iter().zip(&start.tiles) {
+            let schedule = Schedule::from_candidate(&host, leaf).unwrap_or_else(|e| panic!("{e}"));
+            let case = format!("start {steps} x {rows}");
+            let outline = schedule.outline(&kernel);
+            assert!(
+                schedule.loops().iter().any(|l| l.kind == Kind::Wave) && !schedule.skews.is_empty(),
+                "{name}, {case}: no skewed wave\n{outline}"
+            );
+            original.check_explicit(TEST, (name, &case), &kernel, &schedule, &[]);
+        }
+    }
+    // gemm has no time loop.
+    let gemm = std::fs::read_to_string(common::examples_dir().join("gemm.c")).expect("gemm");
+    let host = KernelHost::new(read_kernel("gemm.c", &gemm).expect("gemm reads"));
+    let root = Candidate::new(Backbone(host.clone())).unwrap_or_else(|e| panic!("{e}"));
+    assert!(time_tiled_start(&host, &root, 2)
+        .expect("no error")
+        .is_none());
+}
+
+/// Without the skews, jacobi's time tiles are not a wavefront: one
+/// anti-diagonal holds a tile of later time steps beside one of the rows
+/// they read, which it writes.
+#[test]
+fn unskewed_time_tiles_of_jacobi_race() {
+    let kernel = read_kernel("jacobi.c", JACOBI).expect("the kernel reads");
+    let host = KernelHost::new(kernel.clone());
+    let mut schedule = named(&host, &JACOBI_TIME_TILES);
+    schedule.skews.clear();
+    match run(&kernel, &schedule, &[], LIMIT) {
+        Err(RunError::Race { element, .. }) => {
+            assert!(element.0 == "A" || element.0 == "B", "{element:?}")
+        }
+        other => panic!(
+            "the unskewed time tiles run: {:?}\n{}",
+            other.map(|_| ()),
+            schedule.outline(&kernel)
+        ),
+    }
 }
 
 /// The skew is what makes seidel's wavefront legal: the same tree with

@@ -63,6 +63,12 @@ impl Fusion {
         a.0 != b.0
             && matches!((self.class.get(&a), self.class.get(&b)), (Some(x), Some(y)) if x == y)
     }
+
+    /// The class of loop `slot.1` of statement `slot.0`: slots of one class
+    /// may be merged (those of one statement excepted).
+    pub fn class_of(&self, slot: (StatementId, LoopId)) -> Option<usize> {
+        self.class.get(&slot).copied()
+    }
 }
 
 /// Loop pairs `(of a, of b)` that one subscript position of two accesses

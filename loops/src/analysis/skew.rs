@@ -15,10 +15,23 @@
 //! that makes those distances non-negative. Only exact distances are
 //! skewed (the uniform dependences of stencils); statements with bounds
 //! or conditions tying two loops, and reductions, are left alone.
+//!
+//! Loops of two statements that may be merged are offered a skew by the
+//! loop right around them the same way, from the dependences between them:
+//! jacobi-2d's sweeps, fused with the second one shifted by a row, read
+//! rows up to two ahead of where the previous time step wrote them
+//! (`(t: +, i: -2)`), so both `i` loops are offered a skew by `t` with
+//! factor 2, which makes the pair of `t` and the fused `i` tileable (time
+//! tiling). A shift the loop may have counts: the factor is the smallest
+//! that suits the loop shifted or not. Loops that may be merged and are
+//! skewed by one base get one factor (the largest), as merged loops must
+//! be skewed alike.
 
 use std::collections::HashMap;
 
 use crate::analysis::dependences::{Dependence, Distance, Signs};
+use crate::analysis::fusion::Fusion;
+use crate::analysis::shift::shifted;
 use crate::frontend::{Kernel, LoopId, StatementId, Variable};
 
 /// The largest factor offered.
@@ -33,12 +46,19 @@ pub struct Skew {
     pub factor: i64,
 }
 
-/// The skews offered to each statement's loops.
-pub fn skews(kernel: &Kernel, deps: &[Dependence]) -> HashMap<(StatementId, LoopId), Skew> {
+/// The skews offered to each statement's loops, given the shifts offered
+/// to them ([`crate::analysis::shift::shifts`]).
+pub fn skews(
+    kernel: &Kernel,
+    deps: &[Dependence],
+    shifts: &HashMap<(StatementId, LoopId), i64>,
+    fusion: &Fusion,
+) -> HashMap<(StatementId, LoopId), Skew> {
+    let skewable = |s: StatementId| kernel.reduction(s).is_none() && untied(kernel, s);
     let mut out = HashMap::new();
     for (s, statement) in kernel.statements.iter().enumerate() {
         let s = StatementId(s);
-        if kernel.reduction(s).is_some() || !untied(kernel, s) {
+        if !skewable(s) {
             continue;
         }
         let own: Vec<&Dependence> = deps
@@ -51,7 +71,84 @@ pub fn skews(kernel: &Kernel, deps: &[Dependence]) -> HashMap<(StatementId, Loop
             }
         }
     }
+    for dependence in deps
+        .iter()
+        .filter(|d| d.source != d.sink && skewable(d.source) && skewable(d.sink))
+    {
+        let common = dependence.loops.len();
+        for (k, &(from, to)) in dependence.aligned.iter().enumerate() {
+            let along = dependence.distances[common + k];
+            // As written, with the sink's loop shifted, with the source's.
+            let variants = [
+                Some(0),
+                shifts.get(&(dependence.sink, to)).copied(),
+                shifts.get(&(dependence.source, from)).map(|&c| -c),
+            ];
+            for by in variants.into_iter().flatten() {
+                let Some(skew) = skew_between(dependence, shifted(along, by)) else {
+                    continue;
+                };
+                for slot in [(dependence.source, from), (dependence.sink, to)] {
+                    // The base is the loop right outside the skewed one:
+                    // time tiling skews the rows of sweeps, and loops
+                    // further in skewed too make bounds whose
+                    // elimination overflows (heat-3d's three).
+                    let loops = &kernel.statements[slot.0 .0].loops;
+                    let at = |l: LoopId| loops.iter().position(|&x| x == l);
+                    if !matches!((at(skew.base), at(slot.1)), (Some(b), Some(p)) if b + 1 == p) {
+                        continue;
+                    }
+                    let offered = out.entry(slot).or_insert(skew);
+                    // A skew by another loop (from the statement's own
+                    // dependences) stays.
+                    if offered.base == skew.base {
+                        offered.factor = offered.factor.max(skew.factor);
+                    }
+                }
+            }
+        }
+    }
+    // Loops that may merge, skewed by one base, get one factor.
+    let mut largest: HashMap<(usize, LoopId), i64> = HashMap::new();
+    for (&slot, skew) in &out {
+        if let Some(class) = fusion.class_of(slot) {
+            let factor = largest.entry((class, skew.base)).or_insert(0);
+            *factor = (*factor).max(skew.factor);
+        }
+    }
+    for (&slot, skew) in out.iter_mut() {
+        if let Some(&factor) = fusion
+            .class_of(slot)
+            .and_then(|class| largest.get(&(class, skew.base)))
+        {
+            skew.factor = factor;
+        }
+    }
+    out.retain(|_, skew| skew.factor <= MAX_FACTOR);
     out
+}
+
+/// The skew, by a loop around both ends, that a dependence between two
+/// statements needs along a pair of their loops whose distance is
+/// `along`: the innermost common loop that may carry it while `along` may
+/// be negative, and the factor that makes `along` non-negative there.
+fn skew_between(dependence: &Dependence, along: Distance) -> Option<Skew> {
+    if !along.may_be_negative() {
+        return None;
+    }
+    let common = &dependence.distances[..dependence.loops.len()];
+    let base = (0..common.len())
+        .rev()
+        .find(|&b| common[..b].iter().all(|x| x.may_be_zero()) && common[b].signs().positive)?;
+    let (along, by) = (least(along)?, least(common[base])?);
+    if by <= 0 {
+        return None;
+    }
+    let factor = (-along + by - 1).div_euclid(by);
+    (factor >= 1).then_some(Skew {
+        base: dependence.loops[base],
+        factor,
+    })
 }
 
 /// Whether no bound or condition of the statement reads a loop's iterator

@@ -149,10 +149,12 @@ impl KernelHost {
             .collect();
         let fusion = Fusion::of(&kernel);
         let dims = dimensions(&kernel, &fusion, false);
+        let shifts = shifts(&deps);
+        let skews = skews(&kernel, &deps, &shifts, &fusion);
         KernelHost {
             fusion: Arc::new(fusion),
-            skews: Arc::new(skews(&kernel, &deps)),
-            shifts: Arc::new(shifts(&deps)),
+            skews: Arc::new(skews),
+            shifts: Arc::new(shifts),
             operands: Arc::new(kernel.operands()),
             kernel: Arc::new(kernel),
             deps: Arc::new(deps),
@@ -261,13 +263,31 @@ impl KernelHost {
         f: StatementsId,
     ) -> Option<(Variants, bool)> {
         let (dependence, p, tile) = self.pair(dep, d, f)?;
-        let plain = dependence.distances[p];
-        let skewed = if self.skew_compatible(d, f) {
-            let (a, b) = (self.dimension(d)?, self.dimension(f)?);
-            let (sa, sb) = (
-                self.skew_of(a.statement, a.loop_id)?,
-                self.skew_of(b.statement, b.loop_id)?,
-            );
+        Some((
+            self.pair_variants(dependence, d, f, dependence.distances[p]),
+            tile,
+        ))
+    }
+
+    /// A pair's distance `plain` (as written, or shifted), and skewed where
+    /// `d` and `f` may merge skewed: plus the factor times the distance
+    /// along their bases.
+    fn pair_variants(
+        &self,
+        dependence: &Dependence,
+        d: StatementsId,
+        f: StatementsId,
+        plain: Distance,
+    ) -> Variants {
+        let skews = self
+            .dimension(d)
+            .zip(self.dimension(f))
+            .filter(|_| self.skew_compatible(d, f))
+            .and_then(|(a, b)| {
+                self.skew_of(a.statement, a.loop_id)
+                    .zip(self.skew_of(b.statement, b.loop_id))
+            });
+        let skewed = skews.map(|(sa, sb)| {
             let base = if sa.base == sb.base {
                 dependence.loops.iter().position(|x| *x == sa.base)
             } else {
@@ -281,30 +301,30 @@ impl KernelHost {
                     .map(|i| dependence.loops.len() + i)
             });
             let by = base.map_or(Distance::ANY, |i| dependence.distances[i]);
-            Some(skewed(plain, sa.factor, by))
-        } else {
-            None
-        };
-        Some((Variants { plain, skewed }, tile))
+            skewed(plain, sa.factor, by)
+        });
+        Variants { plain, skewed }
     }
 
-    /// For a dependence between two statements, the distance of the pair
-    /// `(d, f)` once the sink's loop (`sink`) or the source's runs
-    /// shifted, where it may, and whether they are tiles.
-    fn shifted_pair_distance(
+    /// For a dependence between two statements, the distances of the pair
+    /// `(d, f)` once the sink's loop (`sink`) or the source's runs shifted,
+    /// where it may (skewed too where they may merge skewed), and whether
+    /// they are tiles.
+    fn shifted_pair_distances(
         &self,
         dep: DepsId,
         d: StatementsId,
         f: StatementsId,
         sink: bool,
-    ) -> Option<(Distance, bool)> {
+    ) -> Option<(Variants, bool)> {
         let (dependence, p, tile) = self.pair(dep, d, f)?;
         let by = if sink {
             self.dimension_shift(f)?
         } else {
             -self.dimension_shift(d)?
         };
-        Some((shifted(dependence.distances[p], by), tile))
+        let plain = shifted(dependence.distances[p], by);
+        Some((self.pair_variants(dependence, d, f, plain), tile))
     }
 
     /// The array an object of `Operands` is.
@@ -658,18 +678,19 @@ impl Host for KernelHost {
 
     fn pair_positive(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         // A tile pair's distance may be 0 where its points' is positive.
+        // Counted as a carrier whether skewed or not: positive both ways.
         self.pair_distances(dep, d, f)
             .is_some_and(|(v, tile)| !tile && v.both(Distance::surely_positive))
     }
 
     fn pair_positive_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.shifted_pair_distance(dep, d, f, true)
-            .is_some_and(|(v, tile)| !tile && v.surely_positive())
+        self.shifted_pair_distances(dep, d, f, true)
+            .is_some_and(|(v, tile)| !tile && v.both(Distance::surely_positive))
     }
 
     fn pair_positive_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.shifted_pair_distance(dep, d, f, false)
-            .is_some_and(|(v, tile)| !tile && v.surely_positive())
+        self.shifted_pair_distances(dep, d, f, false)
+            .is_some_and(|(v, tile)| !tile && v.both(Distance::surely_positive))
     }
 
     fn may_carry(&self, dep: DepsId, e: StatementsId) -> bool {
@@ -680,34 +701,66 @@ impl Host for KernelHost {
         })
     }
 
+    // The pair's distance may be negative: as written (the rules that read
+    // these hold where the loops are not skewed), and skewed (where they
+    // are; a pair that may not merge skewed is read as written).
+
     fn pair_negative(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         self.pair_distances(dep, d, f)
-            .is_some_and(|(v, _)| v.either(Distance::may_be_negative))
+            .is_some_and(|(v, _)| v.plain.may_be_negative())
     }
+
+    fn pair_negative_skewed(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.pair_distances(dep, d, f)
+            .is_some_and(|(v, _)| v.skewed.unwrap_or(v.plain).may_be_negative())
+    }
+
+    fn pair_negative_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distances(dep, d, f, true)
+            .is_some_and(|(v, _)| v.plain.may_be_negative())
+    }
+
+    fn pair_negative_shifted_sink_skewed(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+        f: StatementsId,
+    ) -> bool {
+        self.shifted_pair_distances(dep, d, f, true)
+            .is_some_and(|(v, _)| v.skewed.unwrap_or(v.plain).may_be_negative())
+    }
+
+    fn pair_negative_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
+        self.shifted_pair_distances(dep, d, f, false)
+            .is_some_and(|(v, _)| v.plain.may_be_negative())
+    }
+
+    fn pair_negative_shifted_source_skewed(
+        &self,
+        dep: DepsId,
+        d: StatementsId,
+        f: StatementsId,
+    ) -> bool {
+        self.shifted_pair_distances(dep, d, f, false)
+            .is_some_and(|(v, _)| v.skewed.unwrap_or(v.plain).may_be_negative())
+    }
+
+    // Non-zero one way or the other: the rules that read these forbid
+    // what a carried dependence forbids, skewed or not.
 
     fn pair_nonzero(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
         self.pair_distances(dep, d, f)
             .is_some_and(|(v, _)| v.either(Distance::may_be_nonzero))
     }
 
-    fn pair_negative_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.shifted_pair_distance(dep, d, f, true)
-            .is_some_and(|(v, _)| v.may_be_negative())
-    }
-
-    fn pair_negative_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.shifted_pair_distance(dep, d, f, false)
-            .is_some_and(|(v, _)| v.may_be_negative())
-    }
-
     fn pair_nonzero_shifted_sink(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.shifted_pair_distance(dep, d, f, true)
-            .is_some_and(|(v, _)| v.may_be_nonzero())
+        self.shifted_pair_distances(dep, d, f, true)
+            .is_some_and(|(v, _)| v.either(Distance::may_be_nonzero))
     }
 
     fn pair_nonzero_shifted_source(&self, dep: DepsId, d: StatementsId, f: StatementsId) -> bool {
-        self.shifted_pair_distance(dep, d, f, false)
-            .is_some_and(|(v, _)| v.may_be_nonzero())
+        self.shifted_pair_distances(dep, d, f, false)
+            .is_some_and(|(v, _)| v.either(Distance::may_be_nonzero))
     }
 
     fn shiftable(&self, d: StatementsId) -> bool {

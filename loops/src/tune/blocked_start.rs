@@ -254,7 +254,11 @@ fn apply_block(
 }
 
 /// The largest tile size of `d` at most `largest` that its domain holds.
-fn tile_size_action(candidate: &LoopCandidate, d: StatementsId, largest: i64) -> Option<Action> {
+pub(super) fn tile_size_action(
+    candidate: &LoopCandidate,
+    d: StatementsId,
+    largest: i64,
+) -> Option<Action> {
     let instance = Action {
         choice: tile_size::CHOICE,
         objects: vec![d.0],
@@ -274,7 +278,7 @@ fn tile_size_action(candidate: &LoopCandidate, d: StatementsId, largest: i64) ->
     })
 }
 
-fn kind(d: StatementsId, value: u64) -> Action {
+pub(super) fn kind(d: StatementsId, value: u64) -> Action {
     Action {
         choice: dim_kind::CHOICE,
         objects: vec![d.0],
@@ -283,7 +287,7 @@ fn kind(d: StatementsId, value: u64) -> Action {
 }
 
 /// `outer` encloses `inner`.
-fn nest(outer: StatementsId, inner: StatementsId) -> Action {
+pub(super) fn nest(outer: StatementsId, inner: StatementsId) -> Action {
     Action {
         choice: order::CHOICE,
         objects: vec![outer.0, inner.0],

@@ -37,56 +37,9 @@ pub fn fused_start(
     threads: usize,
 ) -> Result<Option<FusedStart>, String> {
     let kernel = host.kernel();
-    let depth = |d: StatementsId| {
-        host.dimension(d).map_or(0, |x| {
-            kernel.statements[x.statement.0]
-                .loops
-                .iter()
-                .position(|&l| l == x.loop_id)
-                .unwrap_or(0)
-        })
-    };
-    let mut pairs: Vec<(StatementsId, StatementsId)> = Vec::new();
-    let dims = host.dims();
-    // Loops at one depth only: a loop aligned with one at another depth
-    // (fdtd-2d's boundary row `ey[0][j]` with the sweep's columns) fuses
-    // only once the sweep is interchanged, which costs it its rows.
-    for (i, &a) in dims.iter().enumerate() {
-        for &b in &dims[i + 1..] {
-            if host.counterpart(a, b) && depth(a) == depth(b) {
-                pairs.push((a, b));
-            }
-        }
-    }
-    // Outer loops first, and a loop's blocks and tiles before its points
-    // (a merged point needs its tiles merged or nested around it).
-    let part = |d: StatementsId| host.dimension(d).map(|x| x.part);
-    pairs.sort_by_key(|&(a, b)| (depth(a), part(a), a.0, b.0));
-    let mut candidate = root.clone();
-    let mut merged = Vec::new();
-    for (a, b) in pairs {
-        let action = Action {
-            choice: order::CHOICE,
-            objects: vec![a.0, b.0],
-            values: order::MERGED,
-        };
-        match candidate.domain(&action.instance()) {
-            Some(Domain::Enum(mask)) if mask == order::MERGED => continue,
-            Some(Domain::Enum(mask)) if mask & order::MERGED != 0 => {}
-            _ => continue,
-        }
-        let mut next = candidate.clone();
-        if next.apply(&action).is_ok() && complete_with_original(host, &next).is_ok() {
-            candidate = next;
-            // Dimensions of one C loop are merged in the original program.
-            if host.dimension(a).map(|x| x.loop_id) != host.dimension(b).map(|x| x.loop_id) {
-                merged.push((a, b));
-            }
-        }
-    }
-    if merged.is_empty() {
+    let Some((candidate, merged)) = fused(host, root, usize::MAX) else {
         return Ok(None);
-    }
+    };
     let mut leaves = vec![complete_with_original(host, &candidate)?];
     if threads > 1 {
         let mut parallel = candidate.clone();
@@ -142,4 +95,65 @@ pub fn fused_start(
         }
     }
     Ok(Some(FusedStart { leaves, merged }))
+}
+
+/// `root` with its loops fused greedily (each pair of counterpart
+/// dimensions, tiles before points, outer loops before inner ones, merged
+/// when the candidate still completes), the loops of the `depths`
+/// outermost depths only, and the pairs of different C loops merged;
+/// `None` when no two C loops fuse.
+pub(super) fn fused(
+    host: &KernelHost,
+    root: &LoopCandidate,
+    depths: usize,
+) -> Option<(LoopCandidate, Vec<(StatementsId, StatementsId)>)> {
+    let kernel = host.kernel();
+    let depth = |d: StatementsId| {
+        host.dimension(d).map_or(0, |x| {
+            kernel.statements[x.statement.0]
+                .loops
+                .iter()
+                .position(|&l| l == x.loop_id)
+                .unwrap_or(0)
+        })
+    };
+    let mut pairs: Vec<(StatementsId, StatementsId)> = Vec::new();
+    let dims = host.dims();
+    // Loops at one depth only: a loop aligned with one at another depth
+    // (fdtd-2d's boundary row `ey[0][j]` with the sweep's columns) fuses
+    // only once the sweep is interchanged, which costs it its rows.
+    for (i, &a) in dims.iter().enumerate() {
+        for &b in &dims[i + 1..] {
+            if host.counterpart(a, b) && depth(a) == depth(b) && depth(a) < depths {
+                pairs.push((a, b));
+            }
+        }
+    }
+    // Outer loops first, and a loop's blocks and tiles before its points
+    // (a merged point needs its tiles merged or nested around it).
+    let part = |d: StatementsId| host.dimension(d).map(|x| x.part);
+    pairs.sort_by_key(|&(a, b)| (depth(a), part(a), a.0, b.0));
+    let mut candidate = root.clone();
+    let mut merged = Vec::new();
+    for (a, b) in pairs {
+        let action = Action {
+            choice: order::CHOICE,
+            objects: vec![a.0, b.0],
+            values: order::MERGED,
+        };
+        match candidate.domain(&action.instance()) {
+            Some(Domain::Enum(mask)) if mask == order::MERGED => continue,
+            Some(Domain::Enum(mask)) if mask & order::MERGED != 0 => {}
+            _ => continue,
+        }
+        let mut next = candidate.clone();
+        if next.apply(&action).is_ok() && complete_with_original(host, &next).is_ok() {
+            candidate = next;
+            // Dimensions of one C loop are merged in the original program.
+            if host.dimension(a).map(|x| x.loop_id) != host.dimension(b).map(|x| x.loop_id) {
+                merged.push((a, b));
+            }
+        }
+    }
+    (!merged.is_empty()).then_some((candidate, merged))
 }

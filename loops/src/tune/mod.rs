@@ -22,6 +22,7 @@ mod lower;
 mod options;
 mod polly_start;
 mod progress;
+mod time_tiled_start;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -42,6 +43,7 @@ pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
 pub use polly_start::{polly_start, show_polly, PollyStart};
 pub use progress::{SearchStatus, TuneProgress};
+pub use time_tiled_start::{time_tiled_start, TimeTiledStart};
 
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
@@ -285,6 +287,34 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             Err(e) => progress.note(&format!("warning: no blocked start ({e})")),
         }
     }
+    // So is a stencil over time tiled across its time steps.
+    let time_tiled_start = options.search == Strategy::Mcts && !options.no_time_tiled_start;
+    if time_tiled_start {
+        match time_tiled_start::time_tiled_start(&loaded.host, &loaded.root, threads) {
+            Ok(Some(start)) => {
+                let time = &loaded.host.kernel().loops[start.time.0].iterator;
+                let tiles: Vec<String> = start
+                    .tiles
+                    .iter()
+                    .map(|(steps, rows)| format!("{steps} x {rows}"))
+                    .collect();
+                progress.note(&format!(
+                    "time-tiled start: {}rows skewed by `{time}`, tiles of at most {} time steps x rows{} ({} leaves)",
+                    if start.fused { "sweeps fused, " } else { "" },
+                    tiles.join(", "),
+                    if threads > 1 { " run as a wavefront" } else { "" },
+                    start.leaves.len()
+                ));
+                // First: where it applies to arrays that outgrow the
+                // caches it is the fastest start by far.
+                for (at, leaf) in start.leaves.into_iter().enumerate() {
+                    starts.insert(at, leaf);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => progress.note(&format!("warning: no time-tiled start ({e})")),
+        }
+    }
     // So, where asked, is the original program fused as far as it may be.
     let fused_start = options.search == Strategy::Mcts && options.fused_start;
     if fused_start {
@@ -333,6 +363,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "bound": bound.is_some(),
             "polly_start": polly_start,
             "fused_start": fused_start,
+            "time_tiled_start": time_tiled_start,
             "blocked_start": blocked_start,
             "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),

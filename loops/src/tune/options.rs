@@ -169,6 +169,13 @@ pub struct TuneOptions {
     /// lanes; `docs/loops.md`, "The blocked start"), evaluated first.
     #[arg(long)]
     pub no_blocked_start: bool,
+    /// Do not start MCTS from the time-tiled program: where a time loop
+    /// holds sweeps whose rows may be skewed by it, they are first fused
+    /// (shifted where needed), skewed, and tiled with the time steps, the
+    /// tiles run as a wavefront (`docs/loops.md`, "Time tiling"),
+    /// evaluated first.
+    #[arg(long)]
+    pub no_time_tiled_start: bool,
     /// Also start MCTS from the original program with its loops fused as
     /// far as the dependences allow (shifted where they need it),
     /// evaluated first.

@@ -20,7 +20,7 @@
 //! loop right around them the same way, from the dependences between them:
 //! jacobi-2d's sweeps, fused with the second one shifted by a row, read
 //! rows up to two ahead of where the previous time step wrote them
-//! (`(t: +, i: -2)`), so both `i` loops are offered a skew by `t` with
+//! (`(t: +, i~i: -2)`), so both `i` loops are offered a skew by `t` with
 //! factor 2, which makes the pair of `t` and the fused `i` tileable (time
 //! tiling). A shift the loop may have counts: the factor is the smallest
 //! that suits the loop shifted or not. Loops that may be merged and are
@@ -256,6 +256,49 @@ pub fn skewed(along: Distance, factor: i64, by: Distance) -> Distance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::dependences::dependences;
+    use crate::analysis::shift::shifts;
+    use crate::frontend::read_kernel;
+
+    /// Jacobi's two sweeps: with the second a row late, the first reads
+    /// rows the second wrote a step before up to two rows ahead.
+    const SWEEPS: &str = "double A[10][10], B[10][10];
+void f(void) {
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < 4; t++) {
+    for (i = 1; i < 9; i++)
+      for (j = 1; j < 9; j++)
+        B[i][j] = A[i - 1][j] + A[i][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1];
+    for (i = 1; i < 9; i++)
+      for (j = 1; j < 9; j++)
+        A[i][j] = B[i - 1][j] + B[i][j] + B[i + 1][j] + B[i][j - 1] + B[i][j + 1];
+  }
+#pragma endscop
+}
+";
+
+    #[test]
+    fn the_rows_of_sweeps_are_skewed_by_twice_the_time_step() {
+        let kernel = read_kernel("sweeps.c", SWEEPS).expect("reads");
+        let deps = dependences(&kernel);
+        let offered = skews(&kernel, &deps, &shifts(&deps), &Fusion::of(&kernel));
+        let by_time = Skew {
+            base: LoopId(0),
+            factor: 2,
+        };
+        let mut found: Vec<_> = offered.into_iter().collect();
+        found.sort_by_key(|((s, l), _)| (s.0, l.0));
+        // The rows of both sweeps (L1, L3), not their columns: only the
+        // loop right inside the base.
+        assert_eq!(
+            found,
+            [
+                ((StatementId(0), LoopId(1)), by_time),
+                ((StatementId(1), LoopId(3)), by_time)
+            ]
+        );
+    }
 
     #[test]
     fn exact_distances_add() {

@@ -172,7 +172,7 @@ pub struct TuneOptions {
     /// Do not start MCTS from the time-tiled program: where a time loop
     /// holds sweeps whose rows may be skewed by it, they are first fused
     /// (shifted where needed), skewed, and tiled with the time steps, the
-    /// tiles run as a wavefront (`docs/loops.md`, "Time tiling"),
+    /// tiles run as a wavefront (`docs/loops.md`, "The time-tiled start"),
     /// evaluated first.
     #[arg(long)]
     pub no_time_tiled_start: bool,

@@ -10,7 +10,7 @@
 //! takes a dozen decisions together (a fusion with its shift, a skew per
 //! sweep, two tile sizes, an interchange, a wavefront), which a random
 //! descent almost never reaches, while local steps from it tune the
-//! sizes. `docs/loops.md`, "Time tiling".
+//! sizes. `docs/loops.md`, "The time-tiled start".
 
 use commute_runtime::Action;
 

@@ -730,6 +730,44 @@ fn tune_evaluates_time_tiles_of_jacobi_first() {
 }
 
 #[test]
+fn tune_on_two_threads_evaluates_the_parallel_start() {
+    let (stdout, stderr, journal) = tune_small_jacobi(
+        "parallel-start",
+        &[
+            "--threads",
+            "2",
+            "--no-polly-start",
+            "--no-time-tiled-start",
+        ],
+        &["-DTSTEPS=4", "-DN=60"],
+    );
+    assert!(
+        stderr.contains("parallel start: i, i#2 in parallel (1 leaf)"),
+        "{stderr}"
+    );
+    // The original nest, then the sweeps' rows in parallel: checked in
+    // full, none wrong.
+    assert!(
+        stdout.contains("after 3 evaluations") && stdout.contains("0 wrong"),
+        "{stdout}"
+    );
+    assert!(journal.contains("\"parallel_start\":true"), "{journal}");
+    // One thread has no parallel start.
+    let (_, stderr, journal) = tune_small_jacobi(
+        "parallel-start-one-thread",
+        &[
+            "--threads",
+            "1",
+            "--no-polly-start",
+            "--no-time-tiled-start",
+        ],
+        &["-DTSTEPS=4", "-DN=60"],
+    );
+    assert!(!stderr.contains("parallel start"), "{stderr}");
+    assert!(journal.contains("\"parallel_start\":true"), "{journal}");
+}
+
+#[test]
 fn tune_with_the_fused_start_evaluates_the_fused_sweeps_first() {
     let (stdout, stderr, journal) = tune_small_jacobi(
         "fused-start",

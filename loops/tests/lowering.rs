@@ -294,6 +294,49 @@ fn random_shifted_candidates_compute_the_original_arrays() {
 /// The fused start `commute tune` evaluates first fuses the sweeps of
 /// jacobi-2d and fdtd-2d (shifting the later ones), and its leaves compute
 /// the original arrays; 2mm's two products fuse row by row, without a shift.
+/// The parallel start runs each sweep's rows in parallel (fdtd-2d's
+/// boundary row along its columns), the time loop staying sequential, and
+/// computes the original arrays; on one thread there is none.
+#[test]
+fn the_parallel_start_runs_outer_loops_in_parallel_and_computes_the_original_arrays() {
+    use commute_loops::space::names::Names;
+    use commute_loops::tune::parallel_start;
+    let cases: [(&str, &[&str]); 3] = [
+        ("fdtd-2d", &["j", "i", "i#2", "i#3"]),
+        ("heat-3d", &["i", "i#2"]),
+        ("jacobi-2d", &["i", "i#2"]),
+    ];
+    for (name, expected) in cases {
+        let path = examples_dir().join(format!("{name}.c"));
+        let source = std::fs::read_to_string(&path).expect("example");
+        let host =
+            KernelHost::new(read_kernel(&path.display().to_string(), &source).expect("reads"));
+        assert!(parallel_start(&host, &root(&host), 1)
+            .expect("no error")
+            .is_none());
+        let start = parallel_start(&host, &root(&host), 2)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .unwrap_or_else(|| panic!("{name}: nothing parallel"));
+        let names = Names::new(&host);
+        let parallel: Vec<String> = start.parallel.iter().map(|d| names.object(d.0)).collect();
+        assert_eq!(parallel, expected, "{name}");
+        let (schedule, code) = lower(&host, &start.leaf);
+        let outline = schedule.outline(host.kernel());
+        assert!(
+            code.matches("#pragma omp parallel for").count() >= expected.len(),
+            "{name}\n{outline}"
+        );
+        let dir = scratch(&format!("parallel-{name}"));
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        let output = run(&dir, "leaf", &code);
+        assert!(
+            output == reference,
+            "{name}: the parallel start computes other arrays:\n{outline}\n{code}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
 #[test]
 fn the_fused_start_fuses_sweeps_and_computes_the_original_arrays() {
     use commute_loops::tune::fused_start;

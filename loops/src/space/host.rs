@@ -376,8 +376,16 @@ impl KernelHost {
     /// Whether a statement is a reduction into an array element (a scalar
     /// target is a local already).
     fn array_reduction(&self, s: StatementId) -> bool {
-        self.kernel.reduction(s).is_some()
-            && !self.kernel.statements[s.0].write.subscripts.is_empty()
+        self.reduction_offered(s) && !self.kernel.statements[s.0].write.subscripts.is_empty()
+    }
+
+    /// Whether a statement's reduction may be exploited (run in any order,
+    /// held in accumulators): not where one of its loops is offered a
+    /// skew, after which its target reads the base's iterator too (fdtd-2d's
+    /// `ey[i][j] -= ...`, skewed by `t`, updates another element along `t`).
+    /// Its dependences are then kept as written.
+    fn reduction_offered(&self, s: StatementId) -> bool {
+        self.kernel.reduction(s).is_some() && !self.skews.keys().any(|&(t, _)| t == s)
     }
 
     /// The dimensions of a C loop, one tile and one point per statement
@@ -815,6 +823,7 @@ impl Host for KernelHost {
     fn reducible(&self, dep: DepsId, d: StatementsId) -> bool {
         self.position(dep, d).is_some_and(|(dependence, p, _)| {
             dependence.reduction
+                && self.reduction_offered(dependence.source)
                 && !self
                     .kernel
                     .target_reads(dependence.source, dependence.loops[p])
@@ -824,6 +833,7 @@ impl Host for KernelHost {
     fn target_reads(&self, dep: DepsId, e: StatementsId) -> bool {
         self.position(dep, e).is_some_and(|(dependence, p, _)| {
             dependence.reduction
+                && self.reduction_offered(dependence.source)
                 && self
                     .kernel
                     .target_reads(dependence.source, dependence.loops[p])

@@ -12,17 +12,17 @@
 use commute_runtime::{Action, Domain};
 
 use super::kernel::LoopCandidate;
-use crate::frontend::StatementId;
+use super::parallel_start::parallelized;
 use crate::space::complete::complete_with_original;
-use crate::space::host::{Dimension, KernelHost, Part};
-use crate::space::{dim_kind, order, Host, StatementsId};
+use crate::space::host::KernelHost;
+use crate::space::{order, Host, StatementsId};
 
 /// The fused start, and the pairs of loops it fused.
 pub struct FusedStart {
     /// The leaves: the fused program with every other decision as in the
     /// original, then (with several threads) the same with each
     /// statement's outermost loop that may run in parallel doing so (of
-    /// its two outermost).
+    /// its two outermost, as in the parallel start).
     pub leaves: Vec<LoopCandidate>,
     /// The pairs of dimensions of different C loops merged, by object.
     pub merged: Vec<(StatementsId, StatementsId)>,
@@ -36,59 +36,12 @@ pub fn fused_start(
     root: &LoopCandidate,
     threads: usize,
 ) -> Result<Option<FusedStart>, String> {
-    let kernel = host.kernel();
     let Some((candidate, merged)) = fused(host, root, usize::MAX) else {
         return Ok(None);
     };
     let mut leaves = vec![complete_with_original(host, &candidate)?];
     if threads > 1 {
-        let mut parallel = candidate.clone();
-        // The outermost loop that may run in parallel, among a statement's
-        // two outermost (a time loop and a sweep's rows), kept outside the
-        // statement's other loops: further in, a parallel region per
-        // iteration of two loops costs more than it shares.
-        for statement in 0..kernel.statements.len() {
-            let loops = &kernel.statements[statement].loops;
-            let dim = |l, part| {
-                host.dim(Dimension {
-                    statement: StatementId(statement),
-                    loop_id: l,
-                    part,
-                })
-            };
-            for (position, &l) in loops.iter().enumerate().take(2) {
-                let Some(point) = dim(l, Part::Point) else {
-                    continue;
-                };
-                let parallel_point = Action {
-                    choice: dim_kind::CHOICE,
-                    objects: vec![point.0],
-                    values: dim_kind::PARALLEL,
-                };
-                if let Some(Domain::Enum(mask)) = parallel.domain(&parallel_point.instance()) {
-                    if mask == dim_kind::PARALLEL {
-                        break; // Merged with a dimension already parallel.
-                    }
-                }
-                let inside = loops[position + 1..]
-                    .iter()
-                    .flat_map(|&x| [dim(x, Part::Block), dim(x, Part::Tile), dim(x, Part::Point)])
-                    .flatten()
-                    .map(|e| Action {
-                        choice: order::CHOICE,
-                        objects: vec![point.0, e.0],
-                        values: order::OUTER,
-                    });
-                let mut next = parallel.clone();
-                let applied = inside
-                    .chain(std::iter::once(parallel_point))
-                    .all(|action| next.apply(&action).is_ok());
-                if applied && complete_with_original(host, &next).is_ok() {
-                    parallel = next;
-                    break;
-                }
-            }
-        }
+        let (parallel, _) = parallelized(host, &candidate);
         let leaf = complete_with_original(host, &parallel)?;
         if leaf.decisions() != leaves[0].decisions() {
             leaves.push(leaf);

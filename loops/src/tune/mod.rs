@@ -20,6 +20,7 @@ mod kernel;
 mod lock;
 mod lower;
 mod options;
+mod parallel_start;
 mod polly_start;
 mod progress;
 mod time_tiled_start;
@@ -41,6 +42,7 @@ pub use fused_start::{fused_start, FusedStart};
 pub use kernel::{CompilerFeatures, LoadedKernel, LoopCandidate};
 pub use lower::{lower, Form, Lowered};
 pub use options::{Emit, KernelOptions, LowerOptions, Strategy, TuneOptions};
+pub use parallel_start::{parallel_start, ParallelStart};
 pub use polly_start::{polly_start, show_polly, PollyStart};
 pub use progress::{SearchStatus, TuneProgress};
 pub use time_tiled_start::{time_tiled_start, TimeTiledStart};
@@ -315,6 +317,36 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             Err(e) => progress.note(&format!("warning: no time-tiled start ({e})")),
         }
     }
+    // So is the original program with its outer loops in parallel: the
+    // least a search should reach, and where no other start applies the
+    // only good one (random descents from the root mostly time out at
+    // sizes that outgrow the caches).
+    let parallel_start = options.search == Strategy::Mcts && !options.no_parallel_start;
+    if parallel_start {
+        match parallel_start::parallel_start(&loaded.host, &loaded.root, threads) {
+            Ok(Some(start)) => {
+                let names = Names::new(&loaded.host);
+                let dims: Vec<String> = start.parallel.iter().map(|d| names.object(d.0)).collect();
+                if starts
+                    .iter()
+                    .any(|s| s.decisions() == start.leaf.decisions())
+                {
+                    progress.note(&format!(
+                        "parallel start: {} in parallel (as another start)",
+                        dims.join(", ")
+                    ));
+                } else {
+                    progress.note(&format!(
+                        "parallel start: {} in parallel (1 leaf)",
+                        dims.join(", ")
+                    ));
+                    starts.push(start.leaf);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => progress.note(&format!("warning: no parallel start ({e})")),
+        }
+    }
     // So, where asked, is the original program fused as far as it may be.
     let fused_start = options.search == Strategy::Mcts && options.fused_start;
     if fused_start {
@@ -364,6 +396,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "polly_start": polly_start,
             "fused_start": fused_start,
             "time_tiled_start": time_tiled_start,
+            "parallel_start": parallel_start,
             "blocked_start": blocked_start,
             "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),

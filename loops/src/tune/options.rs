@@ -176,6 +176,12 @@ pub struct TuneOptions {
     /// evaluated first.
     #[arg(long)]
     pub no_time_tiled_start: bool,
+    /// Do not start MCTS from the original program with each statement's
+    /// outer loop in parallel (the outermost of its two outermost that may
+    /// be, with several threads; `docs/loops.md`, "The parallel start"),
+    /// evaluated after the other starts.
+    #[arg(long)]
+    pub no_parallel_start: bool,
     /// Also start MCTS from the original program with its loops fused as
     /// far as the dependences allow (shifted where they need it),
     /// evaluated first.

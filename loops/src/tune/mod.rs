@@ -327,19 +327,15 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             Ok(Some(start)) => {
                 let names = Names::new(&loaded.host);
                 let dims: Vec<String> = start.parallel.iter().map(|d| names.object(d.0)).collect();
-                if starts
+                let known = starts
                     .iter()
-                    .any(|s| s.decisions() == start.leaf.decisions())
-                {
-                    progress.note(&format!(
-                        "parallel start: {} in parallel (as another start)",
-                        dims.join(", ")
-                    ));
-                } else {
-                    progress.note(&format!(
-                        "parallel start: {} in parallel (1 leaf)",
-                        dims.join(", ")
-                    ));
+                    .any(|s| s.decisions() == start.leaf.decisions());
+                progress.note(&format!(
+                    "parallel start: {} in parallel ({})",
+                    dims.join(", "),
+                    if known { "as another start" } else { "1 leaf" }
+                ));
+                if !known {
                     starts.push(start.leaf);
                 }
             }

@@ -1,5 +1,5 @@
 //! The original program with each statement's outer loop run in parallel
-//! where it may: a leaf `commute tune` evaluates with Polly's schedule.
+//! where it may: a leaf `commute tune` evaluates after its other starts.
 //!
 //! It is what Polly's parallel mode does at its simplest, and the search
 //! must not end below it. Where no other start applies (Polly's schedule
@@ -12,13 +12,14 @@
 //! best was the original nest (1.03x over clang -O3, 0.77x Polly's
 //! parallel mode), where running each sweep's rows in parallel is 2x.
 
-use commute_runtime::{Action, Domain};
+use commute_runtime::Domain;
 
+use super::blocked_start::{kind, nest};
 use super::kernel::LoopCandidate;
 use crate::frontend::StatementId;
 use crate::space::complete::complete_with_original;
 use crate::space::host::{Dimension, KernelHost, Part};
-use crate::space::{dim_kind, order, StatementsId};
+use crate::space::{dim_kind, StatementsId};
 
 /// The parallel start: its leaf and the dimensions it runs in parallel.
 pub struct ParallelStart {
@@ -73,11 +74,7 @@ pub(super) fn parallelized(
             let Some(point) = dim(l, Part::Point) else {
                 continue;
             };
-            let parallel_point = Action {
-                choice: dim_kind::CHOICE,
-                objects: vec![point.0],
-                values: dim_kind::PARALLEL,
-            };
+            let parallel_point = kind(point, dim_kind::PARALLEL);
             if let Some(Domain::Enum(mask)) = parallel.domain(&parallel_point.instance()) {
                 if mask == dim_kind::PARALLEL {
                     break; // Merged with a dimension already parallel.
@@ -87,11 +84,7 @@ pub(super) fn parallelized(
                 .iter()
                 .flat_map(|&x| [dim(x, Part::Block), dim(x, Part::Tile), dim(x, Part::Point)])
                 .flatten()
-                .map(|e| Action {
-                    choice: order::CHOICE,
-                    objects: vec![point.0, e.0],
-                    values: order::OUTER,
-                });
+                .map(|e| nest(point, e));
             let mut next = parallel.clone();
             let applied = inside
                 .chain(std::iter::once(parallel_point))

@@ -177,12 +177,43 @@ fn print(kernel: &Kernel) {
     if !kernel.params.is_empty() {
         say!("parameters: {}", kernel.params.join(", "));
     }
+    let private_to = |name: &str| {
+        kernel
+            .private_scalars
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| {
+                let iterators: Vec<String> = p
+                    .loops
+                    .iter()
+                    .map(|l| format!("`{}`", kernel.loops[l.0].iterator))
+                    .collect();
+                iterators.join(", ")
+            })
+    };
     for local in &kernel.locals {
-        say!(
-            "local scalar: {} {} (one variable for the whole nest)",
-            local.type_name,
-            local.name
-        );
+        match private_to(&local.name) {
+            Some(iterator) => say!(
+                "local scalar: {} {} (private to each iteration of {iterator}: assigned there before it is read)",
+                local.type_name,
+                local.name
+            ),
+            None => say!(
+                "local scalar: {} {} (one variable for the whole nest)",
+                local.type_name,
+                local.name
+            ),
+        }
+    }
+    for private in &kernel.private_scalars {
+        if let Some(iterators) = private_to(&private.name)
+            .filter(|_| !kernel.locals.iter().any(|l| l.name == private.name))
+        {
+            say!(
+                "scalar {}: private to each iteration of {iterators} (assigned there before it is read, not read after the nest)",
+                private.name
+            );
+        }
     }
     for array in &kernel.linearized {
         let sizes: Vec<String> = array

@@ -68,11 +68,14 @@
 //!
 //! A loop that reduces scalars ([`reduced`]) gets `reduction(+: s)` (or
 //! `*`) on its `parallel for` or `simd`; a dynamic parallel loop gets
-//! `schedule(dynamic)`.
+//! `schedule(dynamic)`; one whose iterations have their own copy of a
+//! scalar, `private(s)`.
 //!
 //! `parallel for` privatizes the iterators of its loop and of every loop
 //! inside it that are not declared by their own `for` (PolyBench declares
-//! `int i, j, k;` at function scope; shared, they race).
+//! `int i, j, k;` at function scope; shared, they race), and the scalars
+//! private to its iterations ([`privatized`]); a scalar declared in one of
+//! the nest's blocks is left to explicit code.
 //!
 //! # What clang-22 was checked to do
 //!
@@ -109,7 +112,7 @@ use std::fmt;
 
 use crate::emit::region::{commented, indentation, placement};
 use crate::frontend::{Combiner, Kernel, LoopId, StatementId, Variable};
-use crate::lowering::reductions::reduced;
+use crate::lowering::reductions::{privatized, reduced};
 use crate::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 
 /// Why a schedule cannot be written as directives on the original loops.
@@ -164,6 +167,22 @@ pub fn loop_directives(
                     write.name
                 ));
             }
+        }
+    }
+    // A scalar declared in one of the nest's blocks may be declared where
+    // the loop that makes it private cannot name it: explicit code
+    // declares it at the region's top.
+    for l in schedule.loops() {
+        if let Some(name) = privatized(kernel, l).into_iter().find(|name| {
+            kernel
+                .locals
+                .iter()
+                .any(|x| x.name == *name && !x.top_level)
+        }) {
+            return fail(format!(
+                "the loop {} makes `{name}` private, which is declared inside the nest: explicit code declares it at the nest's top",
+                loop_name(kernel, l.loops[0])
+            ));
         }
     }
     // Nor is there one that copies an operand into a local buffer.
@@ -568,6 +587,10 @@ impl Planner<'_> {
                     names.join(", ")
                 ));
             }
+        }
+        let private = privatized(self.kernel, tree);
+        if !private.is_empty() {
+            out.push_str(&format!(" private({})", private.join(", ")));
         }
         out
     }

@@ -26,7 +26,7 @@ use crate::frontend::{
     Affine, Combiner, Direction, Kernel, LoopId, RegionKind, StatementId, Update, Variable,
 };
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, ScanError, Term};
-use crate::lowering::reductions::{block, reduced};
+use crate::lowering::reductions::{block, privatized, reduced};
 use crate::lowering::schedule::{Kind, Node, Pack, Part, Schedule, TreeLoop};
 
 /// The whole file, its region replaced by the schedule's loop nest.
@@ -826,6 +826,12 @@ impl Writer<'_> {
                     .then(|| format!(" reduction({}: {})", c.clause_operator(), items.join(", ")))
             })
             .collect::<String>();
+        let private = privatized(self.kernel, l);
+        let clause = if private.is_empty() {
+            clause
+        } else {
+            format!("{clause} private({})", private.join(", "))
+        };
         let clause = if l.dynamic && l.kind == Kind::Parallel {
             format!("{clause} schedule(dynamic)")
         } else {

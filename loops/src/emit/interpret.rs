@@ -18,7 +18,9 @@
 //! is a race, reported as an error, except for the updates of the
 //! statements the loop reduces ([`reduced`]): they go to private
 //! accumulators, and only another statement's access of their target (or
-//! another access of the statement) races with them. Every statement instance the loops
+//! another access of the statement) races with them, and for the scalars
+//! the loop makes private ([`privatized`]): each iteration has its own
+//! copy. Every statement instance the loops
 //! run is checked against the statement's domain (its loops' bounds and
 //! `if` conditions), which the tree's bounds must enforce; conditions that
 //! read no loop are tested at the statement, as the emitters write them.
@@ -33,7 +35,7 @@ use crate::fnv::Fnv;
 use crate::frontend::Combiner;
 use crate::frontend::{Affine, Kernel, LoopId, StatementId, Variable};
 use crate::lowering::bounds::{Bound, Interval, LoopBounds, Scan, Term};
-use crate::lowering::reductions::reduced;
+use crate::lowering::reductions::{privatized, reduced};
 use crate::lowering::schedule::{Kind, Node, Pack, Part, Schedule, TreeLoop};
 
 /// An array element: the array's name and its subscripts.
@@ -69,6 +71,8 @@ pub enum RunError {
 
 /// Runs a schedule with the parameters' values (in the order of
 /// [`Kernel::params`]), executing at most `limit` statement instances.
+/// The memory returned leaves out the scalars private to a loop's
+/// iterations ([`Kernel::private_scalars`]), dead after the region.
 pub fn run(
     kernel: &Kernel,
     schedule: &Schedule,
@@ -92,7 +96,13 @@ pub fn run(
         limit,
     };
     machine.nodes(&schedule.roots, &[])?;
-    Ok(machine.memory)
+    let mut memory = machine.memory;
+    // What a private scalar holds after a parallel loop is not the
+    // original's, and nothing reads it.
+    memory.retain(|(name, subscripts), _| {
+        !subscripts.is_empty() || !kernel.private_scalars.iter().any(|p| p.name == *name)
+    });
+    Ok(memory)
 }
 
 /// The value of an element never written.
@@ -120,12 +130,15 @@ struct ParallelScope {
     reduced: Vec<usize>,
     /// The elements reductions updated, with the statement that did.
     reductions: HashMap<Element, usize>,
+    /// The scalars each iteration has its own copy of ([`privatized`]).
+    private: Vec<String>,
 }
 
 impl ParallelScope {
     /// The scope of a loop named `name`, before its first iteration.
     fn new(name: String, sequential: bool, reduced: Vec<usize>) -> ParallelScope {
         ParallelScope {
+            private: Vec::new(),
             name,
             sequential,
             iteration: 0,
@@ -335,11 +348,13 @@ impl<'a> Machine<'a> {
             iterations.reverse();
         }
         if scoped {
-            self.parallel.push(ParallelScope::new(
+            let mut scope = ParallelScope::new(
                 self.kernel.loops[l.loops[0].0].iterator.clone(),
                 accumulating,
                 reducing,
-            ));
+            );
+            scope.private = privatized(self.kernel, l);
+            self.parallel.push(scope);
         }
         let saved = (
             self.iterators.clone(),
@@ -670,6 +685,9 @@ impl<'a> Machine<'a> {
         reducing: Option<usize>,
     ) -> Result<(), RunError> {
         for scope in &mut self.parallel {
+            if element.1.is_empty() && scope.private.contains(&element.0) {
+                continue;
+            }
             let race = || RunError::Race {
                 element: element.clone(),
                 loop_name: scope.name.clone(),

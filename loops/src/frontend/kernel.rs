@@ -4,6 +4,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::privatize::PrivateScalar;
+
 /// A loop of the nest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LoopId(pub usize);
@@ -423,6 +425,10 @@ pub struct Kernel {
     /// without `restrict`. Every access of one may touch any element of
     /// the other.
     pub aliasing: Vec<(String, String)>,
+    /// Scalars private to the iterations of loops (temporaries assigned
+    /// first in each iteration and dead after the region), in order of
+    /// first write.
+    pub private_scalars: Vec<PrivateScalar>,
 }
 
 impl Kernel {
@@ -558,6 +564,38 @@ impl Kernel {
             .filter(|(_, r)| self.may_alias(&r.name, array));
         let (index, read) = reads.next()?;
         (read.name == array && reads.next().is_none()).then_some(index)
+    }
+
+    /// Whether scalar `name` may have a copy per iteration of loop `l`: it
+    /// is private ([`PrivateScalar`]), and every statement inside `l` that
+    /// touches it is inside one of its loops that is `l` or inside `l`.
+    pub fn private_to(&self, name: &str, l: LoopId) -> bool {
+        let Some(private) = self.private_scalars.iter().find(|p| p.name == name) else {
+            return false;
+        };
+        let encloses = |outer: LoopId, inner: LoopId| {
+            std::iter::successors(Some(inner), |x| self.loops[x.0].parent).any(|x| x == outer)
+        };
+        let mut inside = (0..self.statements.len())
+            .map(StatementId)
+            .filter(|&s| self.touches_scalar(s, name) && self.statements[s.0].loops.contains(&l))
+            .peekable();
+        inside.peek().is_some()
+            && inside.all(|s| {
+                self.statements[s.0]
+                    .loops
+                    .iter()
+                    .any(|&x| private.loops.contains(&x) && encloses(l, x))
+            })
+    }
+
+    /// Whether a statement reads or writes scalar `name`.
+    pub fn touches_scalar(&self, statement: StatementId, name: &str) -> bool {
+        self.statements.get(statement.0).is_some_and(|s| {
+            std::iter::once(&s.write)
+                .chain(&s.reads)
+                .any(|a| a.subscripts.is_empty() && a.name == name)
+        })
     }
 
     /// Whether a statement's target reads a loop's iterator.

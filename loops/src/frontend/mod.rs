@@ -18,14 +18,16 @@
 //! region ([`read_kernel`], [`read_nest`], [`list_nests`]); `reader.rs`
 //! reads its statements and `expressions.rs` their expressions;
 //! `condition.rs` reads conditions as unions of disjoint pieces,
-//! `delinearize.rs` splits linearized subscripts, and `context.rs` finds
-//! the pointers and what may alias.
+//! `delinearize.rs` splits linearized subscripts, `context.rs` finds
+//! the pointers and what may alias, and `privatize.rs` the scalars each
+//! iteration of a loop may have a copy of.
 
 mod condition;
 mod context;
 mod delinearize;
 mod expressions;
 mod kernel;
+mod privatize;
 mod reader;
 mod region;
 
@@ -33,4 +35,5 @@ pub use kernel::{
     Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
     LoopId, RegionKind, Statement, StatementId, Update, Variable,
 };
+pub use privatize::PrivateScalar;
 pub use region::{has_scop_region, list_nests, read_kernel, read_kernel_file, read_nest, Nest};

@@ -15,6 +15,7 @@ use super::kernel::{
     line_column, Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized,
     LocalScalar, Loop, LoopId, RegionKind, Statement, Update, Variable,
 };
+use super::privatize::{outlives_region, private_scalars};
 
 /// One assignment of a C statement (a chained assignment gives several).
 struct Assignment {
@@ -81,6 +82,7 @@ pub(crate) fn read_region(
             locals: Vec::new(),
             linearized: Vec::new(),
             aliasing: Vec::new(),
+            private_scalars: Vec::new(),
         },
         iterators: Vec::new(),
         written: HashSet::new(),
@@ -117,7 +119,11 @@ pub(crate) fn read_region(
     reader.check_names()?;
     reader.check_locals()?;
     reader.finish();
-    Ok(reader.kernel)
+    let mut kernel = reader.kernel;
+    kernel.private_scalars = private_scalars(&kernel, &|name| {
+        outlives_region(name, function, &region, source)
+    });
+    Ok(kernel)
 }
 
 /// The outermost nodes that lie inside the region.

@@ -11,6 +11,10 @@
 //! reduction's dependence to be parallel or vector only in that case, so
 //! a statement not reduced by this rule has no dependence along the loop.
 //!
+//! A parallel loop does not reduce a statement whose target is a scalar
+//! private to it ([`privatized`]): each thread has its own copy, which
+//! every iteration assigns before updating it.
+//!
 //! A sequential loop reduces the statements it accumulates
 //! ([`TreeLoop::accumulating`], the space's `accumulate`): their element
 //! is held in a local accumulator while the loop runs (scalar
@@ -38,8 +42,39 @@ pub fn reduced(kernel: &Kernel, l: &TreeLoop) -> Vec<StatementId> {
     l.members(kernel)
         .into_iter()
         .filter(|&(s, x)| kernel.reduction(s).is_some() && !kernel.target_reads(s, x) && held(s))
+        .filter(|&(s, x)| !(l.kind == Kind::Parallel && private_target(kernel, s, x)))
         .map(|(s, _)| s)
         .collect()
+}
+
+/// Whether statement `s`'s target is a scalar private to loop `x` (of
+/// `s`): a parallel loop there gives each thread a copy ([`privatized`]),
+/// whose updates are not combined.
+fn private_target(kernel: &Kernel, s: StatementId, x: LoopId) -> bool {
+    let write = &kernel.statements[s.0].write;
+    write.subscripts.is_empty() && kernel.private_to(&write.name, x)
+}
+
+/// The scalars a parallel loop `l` makes private (OpenMP's `private`):
+/// those private to the loop of `l` of a statement below that touches
+/// them ([`Kernel::private_to`]), sorted. Empty for other loops.
+pub fn privatized(kernel: &Kernel, l: &TreeLoop) -> Vec<String> {
+    if l.kind != Kind::Parallel {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = kernel
+        .private_scalars
+        .iter()
+        .filter(|p| {
+            l.members(kernel)
+                .into_iter()
+                .any(|(s, x)| kernel.private_to(&p.name, x) && kernel.touches_scalar(s, &p.name))
+        })
+        .map(|p| p.name.clone())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// For statement `s` below the sequential loop `l`: the point loops

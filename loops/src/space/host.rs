@@ -830,6 +830,15 @@ impl Host for KernelHost {
         })
     }
 
+    fn privatized(&self, dep: DepsId, d: StatementsId) -> bool {
+        match (self.deps.get(dep.0 as usize), self.dimension(d)) {
+            (Some(dependence), Some(dimension)) => {
+                self.kernel.private_to(&dependence.name, dimension.loop_id)
+            }
+            _ => false,
+        }
+    }
+
     fn target_reads(&self, dep: DepsId, e: StatementsId) -> bool {
         self.position(dep, e).is_some_and(|(dependence, p, _)| {
             dependence.reduction

@@ -4,8 +4,6 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::privatize::PrivateScalar;
-
 /// A loop of the nest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LoopId(pub usize);
@@ -385,6 +383,21 @@ pub struct LocalScalar {
     /// Declared at the region's top level (its scope goes on after the
     /// region), not inside one of its blocks.
     pub top_level: bool,
+}
+
+/// A scalar whose every read follows, in the same iteration of some loop,
+/// an assignment of it at the start of that iteration, and whose value
+/// nothing reads after the region: the iterations of those loops, and of
+/// the loops around them, may each have their own copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrivateScalar {
+    /// The variable.
+    pub name: String,
+    /// The loops whose iterations start by assigning it (the first of its
+    /// accesses there in the text is an assignment directly in the
+    /// loop's body, under no `if`, that does not read it), in textual
+    /// order; every statement that touches it is inside at least one.
+    pub loops: Vec<LoopId>,
 }
 
 /// An array reached through a pointer with linearized subscripts

@@ -33,7 +33,6 @@ mod region;
 
 pub use kernel::{
     Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
-    LoopId, RegionKind, Statement, StatementId, Update, Variable,
+    LoopId, PrivateScalar, RegionKind, Statement, StatementId, Update, Variable,
 };
-pub use privatize::PrivateScalar;
 pub use region::{has_scop_region, list_nests, read_kernel, read_kernel_file, read_nest, Nest};

@@ -23,22 +23,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::kernel::{Kernel, LoopId, Statement};
-
-/// A scalar whose every read follows, in the same iteration of some loop,
-/// an assignment of it at the start of that iteration, and whose value
-/// nothing reads after the region: the iterations of those loops, and of
-/// the loops around them, may each have their own copy.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PrivateScalar {
-    /// The variable.
-    pub name: String,
-    /// The loops whose iterations start by assigning it (the first of its
-    /// accesses there in the text is an assignment directly in the
-    /// loop's body, under no `if`, that does not read it), in textual
-    /// order; every statement that touches it is inside at least one.
-    pub loops: Vec<LoopId>,
-}
+use super::kernel::{Kernel, LoopId, PrivateScalar, Statement};
 
 /// The scalars of `kernel` private to loops, in order of first write;
 /// `outlives(name)` says whether the program may read a scalar after the

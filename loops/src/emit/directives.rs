@@ -599,9 +599,7 @@ impl Planner<'_> {
     /// loop inside it that are declared outside their `for`.
     fn parallel(&self, head: LoopId) -> String {
         let kernel = self.kernel;
-        let inside = |l: LoopId| {
-            std::iter::successors(Some(l), |x| kernel.loops[x.0].parent).any(|x| x == head)
-        };
+        let inside = |l: LoopId| kernel.loop_encloses(head, l);
         let mut seen = HashSet::new();
         let mut names = Vec::new();
         for (l, lp) in kernel.loops.iter().enumerate() {

@@ -302,6 +302,15 @@ pub struct Statement {
     pub span: Range<usize>,
 }
 
+impl Statement {
+    /// Whether the statement reads or writes scalar `name`.
+    pub fn touches_scalar(&self, name: &str) -> bool {
+        std::iter::once(&self.write)
+            .chain(&self.reads)
+            .any(|a| a.subscripts.is_empty() && a.name == name)
+    }
+}
+
 /// The associative operator a reduction combines its updates with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Combiner {
@@ -586,29 +595,22 @@ impl Kernel {
         let Some(private) = self.private_scalars.iter().find(|p| p.name == name) else {
             return false;
         };
-        let encloses = |outer: LoopId, inner: LoopId| {
-            std::iter::successors(Some(inner), |x| self.loops[x.0].parent).any(|x| x == outer)
-        };
-        let mut inside = (0..self.statements.len())
-            .map(StatementId)
-            .filter(|&s| self.touches_scalar(s, name) && self.statements[s.0].loops.contains(&l))
+        let mut inside = self
+            .statements
+            .iter()
+            .filter(|s| s.touches_scalar(name) && s.loops.contains(&l))
             .peekable();
         inside.peek().is_some()
             && inside.all(|s| {
-                self.statements[s.0]
-                    .loops
+                s.loops
                     .iter()
-                    .any(|&x| private.loops.contains(&x) && encloses(l, x))
+                    .any(|&x| private.loops.contains(&x) && self.loop_encloses(l, x))
             })
     }
 
-    /// Whether a statement reads or writes scalar `name`.
-    pub fn touches_scalar(&self, statement: StatementId, name: &str) -> bool {
-        self.statements.get(statement.0).is_some_and(|s| {
-            std::iter::once(&s.write)
-                .chain(&s.reads)
-                .any(|a| a.subscripts.is_empty() && a.name == name)
-        })
+    /// Whether loop `outer` encloses loop `inner` (or is it).
+    pub fn loop_encloses(&self, outer: LoopId, inner: LoopId) -> bool {
+        std::iter::successors(Some(inner), |l| self.loops[l.0].parent).any(|l| l == outer)
     }
 
     /// Whether a statement's target reads a loop's iterator.

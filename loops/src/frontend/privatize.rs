@@ -60,7 +60,7 @@ fn assigning_loops(kernel: &Kernel, name: &str) -> Option<Vec<LoopId>> {
     let touching: Vec<&Statement> = kernel
         .statements
         .iter()
-        .filter(|s| touches(s, name))
+        .filter(|s| s.touches_scalar(name))
         .collect();
     // Statements are in the order they run within one iteration: the
     // first inside a loop runs first in each of its iterations.
@@ -96,12 +96,6 @@ fn assigning_loops(kernel: &Kernel, name: &str) -> Option<Vec<LoopId>> {
     }
     loops.sort_by_key(|l| kernel.loops[l.0].span.start);
     (!loops.is_empty()).then_some(loops)
-}
-
-fn touches(statement: &Statement, name: &str) -> bool {
-    std::iter::once(&statement.write)
-        .chain(&statement.reads)
-        .any(|a| a.subscripts.is_empty() && a.name == name)
 }
 
 /// Whether the program may read scalar `name`, which the region `region`

@@ -628,7 +628,7 @@ fn statement_ranges(
         // Project the iterators inside this level out of those.
         let mut projected: Vec<Inequality> = rows
             .iter()
-            .filter(|(owner, _)| kernel_encloses(kernel, *owner, level.loop_id))
+            .filter(|(owner, _)| kernel.loop_encloses(*owner, level.loop_id))
             .map(|(_, r)| r.clone())
             .collect();
         for inner in (var + 1..width).rev() {
@@ -770,11 +770,6 @@ fn within(width: usize, var: usize, start: usize, span: i64) -> [Inequality; 2] 
 /// statement's own bounds, enforced at their loops, find out.
 fn project(rows: &[Inequality], var: usize) -> Option<Vec<Inequality>> {
     eliminate(rows, var).ok().map(|projected| projected.rows)
-}
-
-/// Whether C loop `outer` encloses `inner` or is it.
-fn kernel_encloses(kernel: &Kernel, outer: LoopId, inner: LoopId) -> bool {
-    std::iter::successors(Some(inner), |l| kernel.loops[l.0].parent).any(|l| l == outer)
 }
 
 /// Drops the bounds another one of the same side implies, given the

@@ -62,13 +62,14 @@ pub fn privatized(kernel: &Kernel, l: &TreeLoop) -> Vec<String> {
     if l.kind != Kind::Parallel {
         return Vec::new();
     }
+    let members = l.members(kernel);
     let mut names: Vec<String> = kernel
         .private_scalars
         .iter()
         .filter(|p| {
-            l.members(kernel)
-                .into_iter()
-                .any(|(s, x)| kernel.private_to(&p.name, x) && kernel.touches_scalar(s, &p.name))
+            members.iter().any(|&(s, x)| {
+                kernel.statements[s.0].touches_scalar(&p.name) && kernel.private_to(&p.name, x)
+            })
         })
         .map(|p| p.name.clone())
         .collect();

@@ -454,11 +454,6 @@ impl KernelHost {
         Some((dependence, position, a.steps_by_tiles()))
     }
 
-    /// Whether loop `outer` encloses loop `inner` (or is it).
-    fn loop_encloses(&self, outer: LoopId, inner: LoopId) -> bool {
-        std::iter::successors(Some(inner), |l| self.kernel.loops[l.0].parent).any(|l| l == outer)
-    }
-
     /// Whether `e`, a dimension of an earlier loop of a statement's own
     /// dependence, must stay outside `d`, whose distance may be negative
     /// (with `d`'s loop skewed or not): wherever `e`'s may be non-zero,
@@ -515,9 +510,9 @@ impl KernelHost {
                 std::cmp::Ordering::Equal => order::MERGED,
             },
             (Some(da), Some(db), _, _) => {
-                if self.loop_encloses(da.loop_id, db.loop_id) {
+                if self.kernel.loop_encloses(da.loop_id, db.loop_id) {
                     order::OUTER
-                } else if self.loop_encloses(db.loop_id, da.loop_id) {
+                } else if self.kernel.loop_encloses(db.loop_id, da.loop_id) {
                     order::INNER
                 } else {
                     textual

@@ -367,14 +367,22 @@ pub fn polly(
     let (_, start) = commute_loops::tune::show_polly(&kernel, cc, cflags)?;
     let translation = &start.translation;
     say!("built with: {}", start.command);
-    let Some(region) = &translation.region else {
+    if translation.regions.is_empty() {
         say!("Polly optimized no region that matches the nest");
         for line in &translation.untranslated {
             say!("  {line}");
         }
         return Ok(());
-    };
-    say!("Polly's region: {region}");
+    }
+    say!(
+        "Polly's region{}: {}",
+        if translation.regions.len() > 1 {
+            "s"
+        } else {
+            ""
+        },
+        translation.regions.join(", ")
+    );
     for statement in &translation.statements {
         say!(
             "  S{} is Polly's {}: {}",

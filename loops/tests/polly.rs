@@ -22,8 +22,14 @@ fn kernel(body: &str) -> (KernelHost, LoopCandidate) {
 }
 
 /// A JSCoP file of statements `(name, domain dimensions, schedule, array
-/// written)`.
+/// written)`; the array is written at `[i0]` unless its subscript is given
+/// (`MemRef1[64i0 + i1]`).
 fn jscop(statements: &[(&str, usize, &str, &str)]) -> PollyRegion {
+    jscop_file("kernel___r.jscop", statements)
+}
+
+/// [`jscop`], the file named `file`.
+fn jscop_file(file: &str, statements: &[(&str, usize, &str, &str)]) -> PollyRegion {
     let statements: Vec<String> = statements
         .iter()
         .map(|(name, depth, schedule, array)| {
@@ -32,9 +38,14 @@ fn jscop(statements: &[(&str, usize, &str, &str)]) -> PollyRegion {
             format!(
                 r#"{{ "name": "{name}", "domain": "{{ {name}[{ins}] : {bounds} }}",
                      "schedule": "{schedule}",
-                     "accesses": [ {{ "kind": "write", "relation": "{{ {name}[{ins}] -> {array}[i0] }}" }} ] }}"#,
+                     "accesses": [ {{ "kind": "write", "relation": "{{ {name}[{ins}] -> {element} }}" }} ] }}"#,
                 ins = inputs.join(", "),
                 bounds = bounds.join(" and "),
+                element = if array.contains('[') {
+                    array.to_string()
+                } else {
+                    format!("{array}[i0]")
+                },
             )
         })
         .collect();
@@ -42,7 +53,7 @@ fn jscop(statements: &[(&str, usize, &str, &str)]) -> PollyRegion {
         r#"{{ "context": "{{  :  }}", "name": "r", "arrays": [], "statements": [ {} ] }}"#,
         statements.join(", ")
     );
-    read_jscop("kernel___r.jscop", &text).expect("the JSCoP file reads")
+    read_jscop(file, &text).expect("the JSCoP file reads")
 }
 
 /// The loop nest of Polly's start (the other decisions as in the
@@ -149,6 +160,72 @@ fn equal_prefixes_fuse_and_different_constants_distribute() {
 }
 
 #[test]
+fn a_nest_polly_splits_into_regions_is_read_from_each() {
+    // Polly models neither the call to `sqrt` nor what follows it in the
+    // same loop: the nest is two regions, with the loop between them in
+    // none; each alone holds less than half the nest.
+    let (host, root) = kernel(
+        "for (i = 0; i < 64; i++)\n  x[i] = y[i] * 2.0;\nfor (i = 0; i < 64; i++)\n  z[i] = sqrt(x[i]);\nfor (i = 0; i < 64; i++)\n  for (j = 0; j < 64; j++)\n    A[i][j] = B[j][i] + z[i];",
+    );
+    let first = jscop_file(
+        "kernel___a.jscop",
+        &[("Stmt0", 1, "{ Stmt0[i0] -> [i0] }", "MemRef0")],
+    );
+    // The last nest interchanged, its array linearized.
+    let last = jscop_file(
+        "kernel___b.jscop",
+        &[(
+            "Stmt0",
+            2,
+            "{ Stmt0[i0, i1] -> [i1, i0] }",
+            "MemRef1[64i0 + i1]",
+        )],
+    );
+    let translation = translate(&host, &root, &[last.clone(), first.clone()]);
+    assert_eq!(
+        translation.regions,
+        ["kernel___a.jscop", "kernel___b.jscop"],
+        "{:?}",
+        translation.untranslated
+    );
+    assert_eq!(
+        translation.untranslated,
+        ["S1: no statement of Polly's region matches it; its decisions are left to the search"]
+    );
+    let outline = start_outline(&host, &translation);
+    let loops: Vec<&str> = outline
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("for"))
+        .collect();
+    assert_eq!(loops, ["for i", "for i", "for j", "for i"], "{outline}");
+
+    // A region whose statement writes along other loops than the nest's
+    // (a row of `A` per `i`, not an element per `i` and `j`) stands for
+    // none of them: the other alone holds too little.
+    let rows = jscop_file(
+        "kernel___b.jscop",
+        &[("Stmt0", 2, "{ Stmt0[i0, i1] -> [i1, i0] }", "MemRef1[64i0]")],
+    );
+    let translation = translate(&host, &root, &[rows, first.clone()]);
+    assert!(translation.regions.is_empty(), "{:?}", translation.regions);
+
+    // Nor does a part that names two of the nest's arrays alike.
+    let (host, root) = kernel(
+        "for (i = 0; i < 64; i++)\n  x[i] = y[i] * 2.0;\nfor (i = 0; i < 64; i++)\n  z[i] = y[i] + 1.0;\nfor (i = 0; i < 64; i++)\n  y[i] = sqrt(x[i]);\nfor (i = 0; i < 64; i++)\n  A[i][0] = sqrt(z[i]);\nfor (i = 0; i < 64; i++)\n  B[i][0] = sqrt(y[i]);",
+    );
+    let same = jscop_file(
+        "kernel___a.jscop",
+        &[
+            ("Stmt0", 1, "{ Stmt0[i0] -> [0, i0] }", "MemRef0"),
+            ("Stmt1", 1, "{ Stmt1[i0] -> [1, i0] }", "MemRef0"),
+        ],
+    );
+    let translation = translate(&host, &root, &[same]);
+    assert!(translation.regions.is_empty(), "{:?}", translation.regions);
+}
+
+#[test]
 fn what_does_not_map_is_listed() {
     let (host, root) = kernel(
         "for (i = 0; i < 64; i++)\n  for (j = 0; j < 64; j++)\n    A[i][j] = B[i][j] + 1.0;\nfor (i = 0; i < 64; i++)\n  x[i] = y[i];",
@@ -177,10 +254,17 @@ fn what_does_not_map_is_listed() {
     // A region with a parameter that holds only one of the two statements
     // (at the depth of the other's inner loop): the inside of a loop of
     // the nest, not the nest.
-    let mut inner = jscop(&[("Stmt0", 1, "{ Stmt0[i0] -> [i0] }", "MemRef_x")]);
-    inner.parameters.push("p_0".to_string());
+    let inner = read_jscop(
+        "kernel___inner.jscop",
+        r#"{ "context": "[p_0] -> { : 0 <= p_0 <= 63 }", "name": "r", "arrays": [], "statements": [
+             { "name": "Stmt0", "domain": "[p_0] -> { Stmt0[i0] : 0 <= i0 <= 63 }",
+               "schedule": "[p_0] -> { Stmt0[i0] -> [i0] }",
+               "accesses": [ { "kind": "write", "relation": "[p_0] -> { Stmt0[i0] -> MemRef_A[64p_0 + i0] }" } ] } ] }"#,
+    )
+    .expect("the JSCoP file reads");
+    assert_eq!(inner.parameters, ["p_0"]);
     let translation = translate(&host, &root, &[inner]);
-    assert!(translation.region.is_none());
+    assert!(translation.regions.is_empty());
     assert!(
         translation.untranslated[0].contains("holds 1 of its 2 statements"),
         "{:?}",
@@ -189,7 +273,7 @@ fn what_does_not_map_is_listed() {
 
     // No region at all.
     let translation = translate(&host, &root, &[]);
-    assert!(translation.region.is_none());
+    assert!(translation.regions.is_empty());
     assert!(
         translation.untranslated[0].contains("no region"),
         "{:?}",

@@ -56,6 +56,14 @@ pub struct Write {
     pub array: String,
     /// A scalar, not an array element.
     pub scalar: bool,
+    /// The statement's loops its subscripts read (their places around
+    /// it, outermost first, in order): which loops a write's element
+    /// depends on survives Polly's linearized subscripts and shifted
+    /// loops.
+    pub loops: Vec<usize>,
+    /// Whether its subscripts read a parameter: the iterator of a loop
+    /// around the region, when the region is the inside of a loop.
+    pub parametric: bool,
 }
 
 /// One statement of a region as Polly scheduled it.
@@ -160,9 +168,24 @@ fn read_statement(json: &Value, parameters: &mut Vec<String>) -> Result<PollySta
         };
         for piece in &map.pieces {
             let array = piece.output_name.clone().unwrap_or_default();
+            let loops = (0..piece.inputs.len())
+                .filter(|&d| {
+                    let input = Var::Name(piece.inputs[d].clone());
+                    piece.outputs.iter().any(|o| o.terms.contains_key(&input))
+                })
+                .collect();
+            let parametric = map.params.iter().any(|p| {
+                let parameter = Var::Name(p.clone());
+                piece
+                    .outputs
+                    .iter()
+                    .any(|o| o.terms.contains_key(&parameter))
+            });
             writes.push(Write {
                 scalar: piece.outputs.is_empty() || array.ends_with("__phi"),
                 array,
+                loops,
+                parametric,
             });
         }
     }

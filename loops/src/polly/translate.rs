@@ -9,7 +9,9 @@
 //! schedule's dimensions up to the first constant where they differ: the
 //! dimensions before it are merged (fused), and after it the statement
 //! with the smaller constant and all its dimensions come before the
-//! other's. Every relation is applied as an `order` decision and every
+//! other's; statements of different regions (Polly splits a nest around
+//! what it does not model) keep their original order. Every relation is
+//! applied as an `order` decision and every
 //! size as a `tile_size` one; what propagation refuses, and what the
 //! space cannot express (skews, shifts, statements that match none), is
 //! listed, not dropped silently. Polly's JSCoP export does not say which
@@ -21,7 +23,7 @@ use std::time::{Duration, Instant};
 use commute_runtime::{Action, DeadEnd, Domain, InstanceId};
 
 use super::schedule::{PollyRegion, PollyStatement, ScheduleDim};
-use crate::frontend::StatementId;
+use crate::frontend::{Kernel, StatementId};
 use crate::space::complete::{complete_with_original, replayed_dead_end};
 use crate::space::host::{Dimension, KernelHost, Part};
 use crate::space::names::Names;
@@ -47,8 +49,11 @@ pub struct MappedStatement {
 /// Polly's schedule read as decisions.
 #[derive(Clone)]
 pub struct Translation {
-    /// The JSCoP file the nest was matched with.
-    pub region: Option<String>,
+    /// The JSCoP files the nest was matched with, in the nest's order
+    /// (Polly splits a nest into several regions around what it cannot
+    /// model, a call to `sqrt` or a conditional store); none when no
+    /// region matches.
+    pub regions: Vec<String>,
     /// The statements of the nest Polly's schedule was read for.
     pub statements: Vec<MappedStatement>,
     /// The decisions taken (propagation's consequences aside).
@@ -79,8 +84,8 @@ struct ReadStatement {
     dims: Vec<ScheduleDim>,
 }
 
-/// Reads the schedule of the region that matches the nest best into
-/// decisions applied to `root`.
+/// Reads the schedules of the regions that match the nest (see
+/// [`choose_regions`]) into decisions applied to `root`.
 pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion]) -> Translation {
     let kernel = host.kernel();
     let nest: Vec<(usize, usize)> = kernel
@@ -91,7 +96,7 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         .map(|(i, s)| (i, s.loops.len()))
         .collect();
     let mut translation = Translation {
-        region: None,
+        regions: Vec::new(),
         statements: Vec::new(),
         taken: Vec::new(),
         untranslated: Vec::new(),
@@ -100,55 +105,42 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         candidate: root.unexplained_copy(),
         chains: Vec::new(),
     };
-    let best = regions
-        .iter()
-        .map(|region| (region, align(&nest, &region.statements)))
-        .filter(|(_, (score, _))| *score > 0)
-        .max_by_key(|(_, (score, _))| *score);
-    let Some((region, (_, pairs))) = best else {
-        translation
-            .untranslated
-            .push("no region Polly optimized matches the nest's statements".to_string());
-        return translation;
-    };
-    // A region that holds fewer than half the nest's statements is
-    // another part of the program; one with parameters that holds not all
-    // of them may be the inside of one of the nest's loops (its iterator a
-    // parameter), the statements matched at the wrong depth.
-    let partial = pairs.len() < nest.len() && !region.parameters.is_empty();
-    if 2 * pairs.len() < nest.len() || partial {
-        translation.untranslated.push(format!(
-            "no region Polly optimized matches the nest: the closest ({}) holds {} of its {} statements",
-            region.file,
-            pairs.len(),
-            nest.len()
-        ));
+    let chosen = choose_regions(kernel, &nest, regions, &mut translation.untranslated);
+    if chosen.is_empty() {
         return translation;
     }
-    translation.region = Some(region.file.clone());
+    translation.regions = chosen.iter().map(|(r, _)| r.file.clone()).collect();
     let names = Names::new(host);
-    let mut read = Vec::new();
+    // Each region's statements read, a group per region: their schedules
+    // relate them to each other, not to another region's.
+    let mut groups: Vec<Vec<ReadStatement>> = chosen.iter().map(|_| Vec::new()).collect();
     for &(s, _) in &nest {
-        let Some(&(_, p)) = pairs.iter().find(|(c, _)| *c == s) else {
+        let Some((group, p)) = chosen
+            .iter()
+            .enumerate()
+            .find_map(|(g, (_, pairs))| pairs.iter().find(|(c, _)| *c == s).map(|&(_, p)| (g, p)))
+        else {
             translation.untranslated.push(format!(
                 "S{s}: no statement of Polly's region matches it; its decisions are left to the search"
             ));
             continue;
         };
-        let polly = &region.statements[p];
+        let polly = &chosen[group].0.statements[p];
         if let Some(statement) = read_statement(host, root, s, polly, &names, &mut translation) {
-            read.push(statement);
+            groups[group].push(statement);
         }
     }
-    for (p, polly) in region.statements.iter().enumerate() {
-        if polly.writes_memory() && !pairs.iter().any(|&(_, q)| q == p) {
-            translation.untranslated.push(format!(
-                "Polly's {} (depth {}) matches no statement of the nest",
-                polly.name, polly.depth
-            ));
+    for (region, pairs) in &chosen {
+        for (p, polly) in region.statements.iter().enumerate() {
+            if polly.writes_memory() && !pairs.iter().any(|&(_, q)| q == p) {
+                translation.untranslated.push(format!(
+                    "Polly's {} (depth {}) matches no statement of the nest",
+                    polly.name, polly.depth
+                ));
+            }
         }
     }
-    let actions = relations(&read, &mut translation.untranslated);
+    let actions = relations(&groups, &mut translation.untranslated);
     // The first few refusals, named as `root` explains them; the others
     // counted.
     let (mut refused, mut hidden) = (Vec::new(), 0);
@@ -190,8 +182,9 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
             .untranslated
             .push(format!("{hidden} more decisions refused"));
     }
-    translation.chains = read
+    translation.chains = groups
         .iter()
+        .flatten()
         .map(|r| r.chain.iter().map(|e| e.object).collect())
         .collect();
     translation
@@ -240,11 +233,183 @@ pub fn starts(
     Ok(leaves)
 }
 
+/// The regions whose statements stand for the nest's, each with its
+/// pairs (statement of the nest, statement of the region), in the nest's
+/// order. A region holding at least half the nest's statements is
+/// enough alone (Polly's region of the whole nest). Polly also splits a
+/// nest into several regions around what it does not model (a call to
+/// `sqrt`, a conditional store): such a part is matched more strictly
+/// (statements writing along the same loops, arrays named consistently,
+/// every statement of the region writing memory matched, over a stretch
+/// of the nest no other region's statement interrupts), and the parts
+/// together must hold half the nest.
+fn choose_regions<'r>(
+    kernel: &Kernel,
+    nest: &[(usize, usize)],
+    regions: &'r [PollyRegion],
+    untranslated: &mut Vec<String>,
+) -> Vec<(&'r PollyRegion, Vec<(usize, usize)>)> {
+    let mut chosen: Vec<(&PollyRegion, Vec<(usize, usize)>)> = Vec::new();
+    // The region matching best, taken alone where it holds enough.
+    let closest = regions
+        .iter()
+        .map(|region| (region, align(nest, &region.statements, |_, _| true)))
+        .filter(|(_, (score, _))| *score > 0)
+        .max_by_key(|(_, (score, _))| *score);
+    if let Some((region, (_, pairs))) = &closest {
+        // The inside of one of the nest's loops has that loop's iterator
+        // as a parameter, and its statements match those at the wrong
+        // depth: alone, a region with parameters must hold the whole nest.
+        let partial = pairs.len() < nest.len() && !region.parameters.is_empty();
+        if 2 * pairs.len() >= nest.len() && !partial {
+            chosen.push((region, pairs.clone()));
+        }
+    }
+    // Parts of the nest, matched strictly, until none is left.
+    loop {
+        let taken: Vec<usize> = chosen
+            .iter()
+            .flat_map(|(_, pairs)| pairs.iter().map(|&(s, _)| s))
+            .collect();
+        let open: Vec<(usize, usize)> = nest
+            .iter()
+            .copied()
+            .filter(|(s, _)| !taken.contains(s))
+            .collect();
+        let best = regions
+            .iter()
+            .filter(|region| !chosen.iter().any(|(c, _)| c.file == region.file))
+            .map(|region| {
+                let strict = |s: usize, p: usize| writes_alike(kernel, region, s, p);
+                (region, align(&open, &region.statements, strict))
+            })
+            .filter(|(region, (score, pairs))| {
+                *score > 0
+                    && whole(region, pairs)
+                    && consistent(kernel, region, pairs)
+                    && uninterrupted(nest, pairs, &taken)
+            })
+            .max_by_key(|(_, (score, _))| *score);
+        match best {
+            Some((region, (_, pairs))) => chosen.push((region, pairs)),
+            None => break,
+        }
+    }
+    let held: usize = chosen.iter().map(|(_, pairs)| pairs.len()).sum();
+    if held > 0 && 2 * held >= nest.len() {
+        chosen.sort_by_key(|(_, pairs)| pairs.first().map(|&(s, _)| s));
+        return chosen;
+    }
+    untranslated.push(match closest {
+        None => "no region Polly optimized matches the nest's statements".to_string(),
+        Some((region, (_, pairs))) => format!(
+            "no region Polly optimized matches the nest: the closest ({}) holds {} of its {} statements",
+            region.file,
+            pairs.len(),
+            nest.len()
+        ),
+    });
+    Vec::new()
+}
+
+/// The loops of statement `s` its target's subscripts read (places
+/// around it, outermost first); `None` for a scalar target.
+fn loops_written(kernel: &Kernel, s: usize) -> Option<Vec<usize>> {
+    let statement = &kernel.statements[s];
+    (!statement.write.subscripts.is_empty()).then(|| {
+        (0..statement.loops.len())
+            .filter(|&d| statement.write.reads_loop(statement.loops[d]))
+            .collect()
+    })
+}
+
+/// Whether Polly's statement `p` of `region` is the rest of another of
+/// its statements, split off by Polly (`Stmt3last` of `Stmt3`).
+fn is_rest(region: &PollyRegion, p: usize) -> bool {
+    region.statements[p]
+        .name
+        .strip_suffix("last")
+        .is_some_and(|base| region.statements.iter().any(|o| o.name == base))
+}
+
+/// Whether statement `s` of the nest and Polly's `p` write alike: an
+/// array element along the same loops, or no array at all.
+fn writes_alike(kernel: &Kernel, region: &PollyRegion, s: usize, p: usize) -> bool {
+    let polly = &region.statements[p];
+    !is_rest(region, p)
+        && match loops_written(kernel, s) {
+            Some(loops) => polly.writes.iter().any(|w| !w.scalar && w.loops == loops),
+            None => !polly.writes_memory(),
+        }
+}
+
+/// Whether every statement of `region` writing memory is matched (or is
+/// the rest of one that is), and none writes an element a parameter
+/// names (the region would be the inside of a loop whose iterator that
+/// parameter is).
+fn whole(region: &PollyRegion, pairs: &[(usize, usize)]) -> bool {
+    let matched = |q: usize| pairs.iter().any(|&(_, p)| p == q);
+    let inside_a_loop = region
+        .statements
+        .iter()
+        .any(|s| s.writes.iter().any(|w| w.parametric));
+    !inside_a_loop
+        && (0..region.statements.len()).all(|q| {
+            matched(q) || !region.statements[q].writes_memory() || {
+                let name = &region.statements[q].name;
+                name.strip_suffix("last").is_some_and(|base| {
+                    (0..region.statements.len())
+                        .any(|p| matched(p) && region.statements[p].name == base)
+                })
+            }
+        })
+}
+
+/// Whether the arrays of `region` and of the nest correspond one to one
+/// in `pairs` (where a Polly statement writes one array).
+fn consistent(kernel: &Kernel, region: &PollyRegion, pairs: &[(usize, usize)]) -> bool {
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    for &(s, p) in pairs {
+        let mut arrays = region.statements[p]
+            .writes
+            .iter()
+            .filter(|w| !w.scalar)
+            .map(|w| w.array.as_str());
+        let (Some(polly), None) = (arrays.next(), arrays.next()) else {
+            continue;
+        };
+        let ours = kernel.statements[s].write.name.as_str();
+        if names.iter().any(|&(a, b)| (a == polly) != (b == ours)) {
+            return false;
+        }
+        names.push((polly, ours));
+    }
+    true
+}
+
+/// Whether no statement `taken` by another region lies between the first
+/// and the last statement of the nest that `pairs` match.
+fn uninterrupted(nest: &[(usize, usize)], pairs: &[(usize, usize)], taken: &[usize]) -> bool {
+    let position = |s: usize| nest.iter().position(|&(t, _)| t == s);
+    let (Some(first), Some(last)) = (
+        pairs.first().and_then(|&(s, _)| position(s)),
+        pairs.last().and_then(|&(s, _)| position(s)),
+    ) else {
+        return false;
+    };
+    !nest[first..=last].iter().any(|(s, _)| taken.contains(s))
+}
+
 /// Aligns the nest's statements (index, depth) with Polly's, in order and
 /// at equal depths; a Polly statement writing several arrays may stand
-/// for as many consecutive statements. Returns the score (statements
-/// matched, those that write memory counted twice) and the pairs.
-fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usize, usize)>) {
+/// for as many consecutive statements; `compatible(statement, index in
+/// polly)` may refuse more pairs. Returns the score (statements matched,
+/// those that write memory counted twice) and the pairs.
+fn align(
+    nest: &[(usize, usize)],
+    polly: &[PollyStatement],
+    compatible: impl Fn(usize, usize) -> bool,
+) -> (usize, Vec<(usize, usize)>) {
     let capacity: Vec<usize> = polly.iter().map(|p| p.written_arrays().max(1)).collect();
     let most = capacity.iter().copied().max().unwrap_or(1);
     let (n, m) = (nest.len(), polly.len());
@@ -254,7 +419,12 @@ fn align(nest: &[(usize, usize)], polly: &[PollyStatement]) -> (usize, Vec<(usiz
     // Matching nest[i] with polly[j], which k statements already match:
     // a first match with a statement writing memory counts most.
     let gain = |i: usize, j: usize, k: usize| {
-        (i < n && j < m && nest[i].1 == polly[j].depth && k < capacity[j]).then(|| {
+        (i < n
+            && j < m
+            && nest[i].1 == polly[j].depth
+            && k < capacity[j]
+            && compatible(nest[i].0, j))
+        .then(|| {
             if k == 0 && polly[j].writes_memory() {
                 2
             } else {
@@ -490,19 +660,41 @@ fn refusal(
 }
 
 /// The `order` decisions the chains imply, the telling ones first:
-/// fusions, then the order of statements, then nesting.
-fn relations(read: &[ReadStatement], untranslated: &mut Vec<String>) -> Vec<Action> {
+/// fusions, then the order of statements, then nesting. Statements relate
+/// to those of their group (their region) only.
+fn relations(groups: &[Vec<ReadStatement>], untranslated: &mut Vec<String>) -> Vec<Action> {
     let mut merged = Vec::new();
     let mut statements = Vec::new();
     let mut nesting = Vec::new();
     let mut rest = Vec::new();
-    for r in read {
+    for r in groups.iter().flatten() {
         for (a, x) in r.chain.iter().enumerate() {
             for y in &r.chain[a + 1..] {
                 nesting.push(order_action(x.object, y.object, order::OUTER));
             }
         }
     }
+    for read in groups {
+        relate(read, &mut merged, &mut statements, &mut rest, untranslated);
+    }
+    merged
+        .into_iter()
+        .chain(statements)
+        .chain(nesting)
+        .chain(rest)
+        .collect()
+}
+
+/// The relations between the statements of one group whose schedules
+/// were read whole: fusions to `merged`, the order of statements to
+/// `statements`, the others to `rest`.
+fn relate(
+    read: &[ReadStatement],
+    merged: &mut Vec<Action>,
+    statements: &mut Vec<Action>,
+    rest: &mut Vec<Action>,
+    untranslated: &mut Vec<String>,
+) {
     let whole: Vec<&ReadStatement> = read.iter().filter(|r| r.whole).collect();
     for (a, s) in whole.iter().enumerate() {
         for t in &whole[a + 1..] {
@@ -556,12 +748,6 @@ fn relations(read: &[ReadStatement], untranslated: &mut Vec<String>) -> Vec<Acti
             }
         }
     }
-    merged
-        .into_iter()
-        .chain(statements)
-        .chain(nesting)
-        .chain(rest)
-        .collect()
 }
 
 /// Where two statements' schedules part: the first dimension where their

@@ -33,14 +33,15 @@ impl PollyStart {
     /// One line for the progress of `commute tune`.
     pub fn summary(&self) -> String {
         let translation = &self.translation;
-        match &translation.region {
-            None => "Polly's schedule: no region matches the nest; the search starts from the root"
+        let region = translation.regions.join(", ");
+        match translation.regions.as_slice() {
+            [] => "Polly's schedule: no region matches the nest; the search starts from the root"
                 .to_string(),
-            Some(region) if self.leaves.is_empty() => format!(
+            _ if self.leaves.is_empty() => format!(
                 "Polly's schedule ({region}): {} statements read, but no start; the search starts from the root",
                 translation.statements.len()
             ),
-            Some(region) => format!(
+            _ => format!(
                 "Polly's schedule ({region}): {} statements read, {} decisions taken, {} differ from the original program; the search starts from it ({} leaves){}",
                 translation.statements.len(),
                 translation.taken.len(),
@@ -68,7 +69,7 @@ pub fn polly_start(
     let regions = export_schedules(config, dir, &reference, config.compile_timeout)
         .map_err(|e| format!("`{command}`: {e}"))?;
     let mut translation = translate(&loaded.host, &loaded.root, &regions);
-    let leaves = if translation.region.is_none() {
+    let leaves = if translation.regions.is_empty() {
         Vec::new()
     } else {
         match starts(&loaded.host, &translation, config.threads) {

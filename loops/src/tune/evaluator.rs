@@ -16,6 +16,7 @@ use super::kernel::{LoadedKernel, LoopCandidate};
 use super::lower::{differences, lower_leaf, Form};
 use super::options::Emit;
 use super::progress::{SearchStatus, TuneProgress};
+use super::wrong_output::{diagnose, Diagnosis};
 use crate::harness::{remeasure_rounds, Harness, Measurement};
 use crate::lowering::schedule::Schedule;
 use crate::space::host::KernelHost;
@@ -266,10 +267,19 @@ impl KernelEvaluator<'_> {
                 phases = self.harness.last_phases();
                 self.wrong += 1;
                 let (kept, index) = self.keep_source("wrong", evaluation, &code);
-                self.progress.note(&format!(
-                    "LEGALITY BUG: candidate {index} computes other values than the original program ({detail}); it is never reported as a result; its source is kept in {}",
-                    kept.display()
-                ));
+                let kept = kept.display();
+                let loaded = self.loaded;
+                self.progress.note(&match diagnose(&loaded.host, &loaded.unfixed, &schedule) {
+                    Diagnosis::Rounding => format!(
+                        "note: candidate {index} computes other values than the original program ({detail}), but the interpreter finds it computes the same at small sizes up to the order of its sums: it reassociates a floating-point sum (across threads, vector lanes or tiles) and rounds beyond the tolerance; it is never reported as a result; its source is kept in {kept}"
+                    ),
+                    Diagnosis::Illegal(why) => format!(
+                        "LEGALITY BUG: candidate {index} computes other values than the original program ({detail}; in the interpreter: {why}); it is never reported as a result; its source is kept in {kept}"
+                    ),
+                    Diagnosis::Unknown(why) => format!(
+                        "LEGALITY BUG: candidate {index} computes other values than the original program ({detail}; the interpreter could not compare it: {why}); it is never reported as a result; its source is kept in {kept}"
+                    ),
+                });
                 (Outcome::wrong(detail), summary)
             }
             _ => {

@@ -24,6 +24,7 @@ mod parallel_start;
 mod polly_start;
 mod progress;
 mod time_tiled_start;
+mod wrong_output;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -287,6 +287,50 @@ fn values_within_the_tolerance_are_equal() {
     assert!(detail.contains("stdout, value 1"), "{detail}");
 }
 
+/// A program that prints its result, a large number, on the last line
+/// of its standard output, and no time.
+fn printing_a_result(offset: &str) -> String {
+    format!(
+        r#"#include <stdio.h>
+int main(void) {{
+  double sum = 0.0;
+  for (int k = 0; k < 1000; k++) sum += 1e8 * k;
+  printf("%.10e\n", sum + {offset});
+  return 0;
+}}
+"#
+    )
+}
+
+#[test]
+fn a_printed_number_longer_than_the_run_is_a_result_not_its_time() {
+    let dir = TempDir::new("result");
+    let harness_for = |source: &str| Harness::new(config(cc(), &dir), source);
+    let mut harness = harness_for(&printing_a_result("0.0")).unwrap_or_else(|e| panic!("{e}"));
+    // Timed by its wall time, not the 5e13 it prints.
+    assert!(
+        harness.reference_seconds() < 10.0,
+        "{}",
+        harness.reference_seconds()
+    );
+    let note = harness.time_note().expect("a note");
+    assert!(
+        note.contains("49950000000000") && note.contains("wall time"),
+        "{note}"
+    );
+    // The number is its output: a program printing another is wrong.
+    let other = harness.evaluate(&printing_a_result("1e12"));
+    assert!(
+        matches!(other, Measurement::WrongOutput { .. }),
+        "{}",
+        other.summary()
+    );
+    assert!(harness.evaluate(&printing_a_result("0.0 * 1")).is_timed());
+    // A program printing its time keeps it, without a note.
+    let timed = harness_for(&printing("1.0")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(timed.time_note().is_none());
+}
+
 #[test]
 fn compiler_detection() {
     let error = Compiler::detect(Some("no-such-cc")).expect_err("no such compiler");

@@ -36,6 +36,12 @@ const SHORT_KERNEL_SECONDS: f64 = 0.05;
 /// first run's wall time (there is no best yet).
 const REFERENCE_TIMEOUT_FACTOR: f64 = 10.0;
 
+/// A time the reference prints may exceed its wall time by this factor
+/// (processor time summed over threads) and slack, not more: a larger
+/// number is a result it prints.
+const PRINTED_TIME_FACTOR: f64 = 2.0;
+const PRINTED_TIME_SLACK: f64 = 0.05;
+
 /// A timing build whose every run takes less than this share of the
 /// check run's time has lost its kernel: a compiler may drop a
 /// computation whose results nothing prints (without the dump, nothing
@@ -115,6 +121,8 @@ pub struct Harness {
     reference_outside: f64,
     /// Whether the reference prints its time (else wall time is used).
     reported_time: bool,
+    /// Why the reference's printed time was not taken, if it was not.
+    time_note: Option<String>,
     expected: Expected,
     cache: HashMap<String, Measurement>,
     prepared: HashMap<String, Prepared>,
@@ -201,6 +209,7 @@ impl Harness {
             reference_wall: 0.0,
             reference_outside: 0.0,
             reported_time: false,
+            time_note: None,
             expected: Expected::Stdout(String::new()),
             cache: HashMap::new(),
             prepared: HashMap::new(),
@@ -250,6 +259,19 @@ impl Harness {
                     return Err(failed(format!("ran longer than {seconds:.1} s")))
                 }
             };
+        let printed = match harness.config.time_pattern {
+            TimePattern::WallTime => None,
+            ref pattern => parse_time(&stdout, pattern),
+        };
+        // A number longer than the run itself is no time of it: the
+        // program prints a result (its only check, then) and no time.
+        let longest = PRINTED_TIME_FACTOR * check_wall + PRINTED_TIME_SLACK;
+        if let Some(seconds) = printed.filter(|&t| !(0.0..=longest).contains(&t)) {
+            harness.time_note = Some(format!(
+                "the reference prints {seconds} where its time is expected, more than its whole run ({check_wall:.6} s): that is a result, compared like the rest of its output; runs are timed by their wall time"
+            ));
+            harness.config.time_pattern = TimePattern::WallTime;
+        }
         harness.reported_time = harness.config.time_pattern != TimePattern::WallTime
             && parse_time(&stdout, &harness.config.time_pattern).is_some();
         harness.expected = match dump_section(&stderr) {
@@ -287,6 +309,12 @@ impl Harness {
             .cache
             .insert(hash, Measurement::Timed { seconds, runs });
         Ok(harness)
+    }
+
+    /// Why the number the reference prints where a time is expected was
+    /// not taken as its time (it exceeds the whole run), if so.
+    pub fn time_note(&self) -> Option<&str> {
+        self.time_note.as_deref()
     }
 
     /// The reference program's time (minimum of its runs), in seconds.

@@ -210,6 +210,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     let reference = reference_code(loaded.host.kernel());
     let mut harness = Harness::new(config, &reference).map_err(|e| e.to_string())?;
     let reference_seconds = harness.reference_seconds();
+    if let Some(note) = harness.time_note() {
+        progress.note(&format!("note: {note}"));
+    }
     progress.note(&format!("reference: {reference_seconds:.6} s"));
     let bound = if options.no_bound {
         None

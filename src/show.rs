@@ -215,6 +215,20 @@ fn print(kernel: &Kernel) {
             );
         }
     }
+    for in_place in &kernel.in_place {
+        let updates: Vec<String> = in_place
+            .updates
+            .iter()
+            .map(|s| format!("S{}", s.0))
+            .collect();
+        say!(
+            "scalar {}: its sum over each iteration of `{}` accumulates in {} instead (updated by {})",
+            in_place.scalar,
+            kernel.loops[in_place.loop_id.0].iterator,
+            in_place.target,
+            updates.join(", ")
+        );
+    }
     for array in &kernel.linearized {
         let sizes: Vec<String> = array
             .sizes

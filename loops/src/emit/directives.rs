@@ -64,7 +64,9 @@
 //! with inner loops, a triangular segment, a collapsed loop, a reduction
 //! into an array element (its private accumulator is explicit code's), a
 //! packed operand (its buffer is explicit code's), a block loop (a tile
-//! of tiles: the explicit code's).
+//! of tiles: the explicit code's), and any schedule of a kernel whose
+//! scalar sums the front-end accumulates in place ([`Kernel::in_place`]:
+//! the user's code still sums in the scalar).
 //!
 //! A loop that reduces scalars ([`reduced`]) gets `reduction(+: s)` (or
 //! `*`) on its `parallel for` or `simd`; a dynamic parallel loop gets
@@ -146,6 +148,14 @@ pub fn loop_directives(
     kernel: &Kernel,
     schedule: &Schedule,
 ) -> Result<Vec<(LoopId, Vec<String>)>, NotExpressible> {
+    // The user's code holds the scalar accumulator the statements no
+    // longer have: directives on it would need what it held privatized.
+    if let Some(in_place) = kernel.in_place.first() {
+        return fail(format!(
+            "the source sums in scalar `{}`, which the candidate's statements accumulate in `{}`: explicit code writes them",
+            in_place.scalar, in_place.target
+        ));
+    }
     // A tile of tiles would be `tile` over `tile`, whose generated loops
     // then need interchanging; clang was not checked to do that right.
     if let Some(l) = schedule.loops().iter().find(|l| l.part == Part::Block) {

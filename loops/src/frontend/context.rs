@@ -174,3 +174,107 @@ pub(crate) fn aliasing(
     }
     out
 }
+
+/// The type each name is declared with at file scope, as a parameter of
+/// `function` or in its body (an element's type for arrays and pointers:
+/// `double` for `double A[n][n]`, `double *p` and PolyBench's `DATA_TYPE
+/// POLYBENCH_2D(A, ...)`), qualifiers left out; `None` for a name declared
+/// with several types.
+pub(crate) fn declared_types(
+    root: Node,
+    function: Option<Node>,
+    source: &str,
+) -> HashMap<String, Option<String>> {
+    let mut out: HashMap<String, Option<String>> = HashMap::new();
+    let mut record = |declaration: Node| {
+        let Some(type_name) = type_of(declaration, source) else {
+            return;
+        };
+        let mut cursor = declaration.walk();
+        for declarator in declaration.children_by_field_name("declarator", &mut cursor) {
+            let Some(name) = declared_name(declarator, source) else {
+                continue;
+            };
+            let entry = out.entry(name).or_insert_with(|| Some(type_name.clone()));
+            if entry.as_deref() != Some(type_name.as_str()) {
+                *entry = None;
+            }
+        }
+    };
+    let mut cursor = root.walk();
+    for child in root.named_children(&mut cursor) {
+        if child.kind() == "declaration" {
+            record(child);
+        }
+    }
+    if let Some(function) = function {
+        if let Some(parameters) = function
+            .child_by_field_name("declarator")
+            .and_then(function_declarator)
+            .and_then(|f| f.child_by_field_name("parameters"))
+        {
+            let mut cursor = parameters.walk();
+            for parameter in parameters.named_children(&mut cursor) {
+                if parameter.kind() == "parameter_declaration" {
+                    record(parameter);
+                }
+            }
+        }
+        if let Some(body) = function.child_by_field_name("body") {
+            visit_declarations(body, &mut record);
+        }
+    }
+    out
+}
+
+fn visit_declarations<'t>(node: Node<'t>, record: &mut impl FnMut(Node<'t>)) {
+    if node.kind() == "declaration" {
+        record(node);
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        visit_declarations(child, record);
+    }
+}
+
+/// A declaration's type, its words separated by one space, without
+/// qualifiers and storage classes.
+fn type_of(declaration: Node, source: &str) -> Option<String> {
+    let type_node = declaration.child_by_field_name("type")?;
+    let words: Vec<&str> = source[type_node.byte_range()]
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "register"))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// The name a declarator declares, through initializers, arrays,
+/// pointers and parentheses; a declarator macro (`POLYBENCH_2D(A, M, N,
+/// m, n)`, its name in capitals) declares its first argument.
+fn declared_name(declarator: Node, source: &str) -> Option<String> {
+    let text = |n: Node| source[n.byte_range()].to_string();
+    match declarator.kind() {
+        "identifier" => Some(text(declarator)),
+        "init_declarator"
+        | "array_declarator"
+        | "pointer_declarator"
+        | "parenthesized_declarator" => declarator
+            .child_by_field_name("declarator")
+            .or_else(|| declarator.named_child(0))
+            .and_then(|d| declared_name(d, source)),
+        "function_declarator" => {
+            let macro_name = declarator.child_by_field_name("declarator").map(text)?;
+            if macro_name.chars().any(|c| c.is_ascii_lowercase()) {
+                return None;
+            }
+            let first = declarator
+                .child_by_field_name("parameters")?
+                .named_child(0)
+                .map(text)?;
+            let first = first.trim().to_string();
+            (!first.is_empty() && first.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                .then_some(first)
+        }
+        _ => None,
+    }
+}

@@ -409,6 +409,22 @@ pub struct PrivateScalar {
     pub loops: Vec<LoopId>,
 }
 
+/// A scalar accumulator the front-end replaced by the element its sum was
+/// stored to (`s = 0; for k: s += e; C[i][j] = s;` read as `C[i][j] = 0;
+/// for k: C[i][j] += e;`), in one loop whose iterations started by
+/// assigning it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InPlace {
+    /// The scalar, as the source names it.
+    pub scalar: String,
+    /// The loop whose iterations assigned it first.
+    pub loop_id: LoopId,
+    /// The element, as the source writes it (`C[i][j]`).
+    pub target: String,
+    /// The statements that updated the scalar and now update the element.
+    pub updates: Vec<StatementId>,
+}
+
 /// An array reached through a pointer with linearized subscripts
 /// (`A[i * n + j]`), read with one subscript per dimension.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -451,6 +467,9 @@ pub struct Kernel {
     /// first in each iteration and dead after the region), in order of
     /// first write.
     pub private_scalars: Vec<PrivateScalar>,
+    /// The scalar accumulators read as updates of the element they were
+    /// stored to.
+    pub in_place: Vec<InPlace>,
 }
 
 impl Kernel {

@@ -19,20 +19,23 @@
 //! reads its statements and `expressions.rs` their expressions;
 //! `condition.rs` reads conditions as unions of disjoint pieces,
 //! `delinearize.rs` splits linearized subscripts, `context.rs` finds
-//! the pointers and what may alias, and `privatize.rs` the scalars each
-//! iteration of a loop may have a copy of.
+//! the pointers, what may alias and the declared types, `privatize.rs`
+//! the scalars each iteration of a loop may have a copy of, and
+//! `in_place.rs` reads the accumulators among them as updates of the
+//! element they are stored to.
 
 mod condition;
 mod context;
 mod delinearize;
 mod expressions;
+mod in_place;
 mod kernel;
 mod privatize;
 mod reader;
 mod region;
 
 pub use kernel::{
-    Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized, LocalScalar, Loop,
-    LoopId, PrivateScalar, RegionKind, Statement, StatementId, Update, Variable,
+    Access, Affine, Combiner, Direction, FrontendError, InPlace, Kernel, Linearized, LocalScalar,
+    Loop, LoopId, PrivateScalar, RegionKind, Statement, StatementId, Update, Variable,
 };
 pub use region::{has_scop_region, list_nests, read_kernel, read_kernel_file, read_nest, Nest};

@@ -9,8 +9,9 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::condition::{Condition, Piece};
-use super::context::{aliasing, pointers, Pointer};
+use super::context::{aliasing, declared_types, pointers, Pointer};
 use super::delinearize::{delinearize, Domain, RawAccess, Refusal};
+use super::in_place::accumulate_in_place;
 use super::kernel::{
     line_column, Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized,
     LocalScalar, Loop, LoopId, RegionKind, Statement, Update, Variable,
@@ -83,6 +84,7 @@ pub(crate) fn read_region(
             linearized: Vec::new(),
             aliasing: Vec::new(),
             private_scalars: Vec::new(),
+            in_place: Vec::new(),
         },
         iterators: Vec::new(),
         written: HashSet::new(),
@@ -123,6 +125,7 @@ pub(crate) fn read_region(
     kernel.private_scalars = private_scalars(&kernel, &|name| {
         outlives_region(name, function, &region, source)
     });
+    accumulate_in_place(&mut kernel, &declared_types(root, function, source));
     Ok(kernel)
 }
 

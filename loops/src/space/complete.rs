@@ -116,6 +116,7 @@ pub fn original_value(
         order::CHOICE => host.original_order(object(0), object(1)),
         dim_kind::CHOICE => dim_kind::SEQUENTIAL,
         schedule::CHOICE => schedule::STATIC,
+        accumulate::CHOICE if host.accumulated_in_source(object(0)) => accumulate::YES,
         accumulate::CHOICE => accumulate::NO,
         pack::CHOICE => pack::NO,
         skew::CHOICE => skew::NO,

@@ -482,6 +482,26 @@ impl KernelHost {
         pe < pd && negative && nonzero && !carried_before
     }
 
+    /// Whether the source held the sum of dimension `d`'s statement in a
+    /// scalar along `d` ([`Kernel::in_place`]): `d` is the point of the
+    /// outermost loop inside the scalar's loop around an update. The
+    /// original program accumulates there.
+    pub fn accumulated_in_source(&self, d: StatementsId) -> bool {
+        let Some(dimension) = self.dimension(d) else {
+            return false;
+        };
+        let loops = &self.kernel.statements[dimension.statement.0].loops;
+        dimension.part == Part::Point
+            && self.kernel.in_place.iter().any(|in_place| {
+                in_place.updates.contains(&dimension.statement)
+                    && loops
+                        .iter()
+                        .position(|&l| l == in_place.loop_id)
+                        .and_then(|at| loops.get(at + 1))
+                        == Some(&dimension.loop_id)
+            })
+    }
+
     /// The value of `order(a, b)` in the original program, strip-mined
     /// with every tile just outside its point dimension and the dimensions
     /// of one loop merged across its statements.

@@ -1,0 +1,185 @@
+//! Scalar accumulators stored alone to one element, read as updates of
+//! that element (`s = 0; s += A[i][k] * B[k][j]; C[i][j] = s;` as `C[i][j]
+//! = 0; C[i][j] += A[i][k] * B[k][j];`): which ones the front-end
+//! rewrites and which it leaves, that the space may then move the sum
+//! outside the element's loops, and that such candidates (and the
+//! original program, which accumulates along the summed loop as the
+//! source did) print the arrays the user's own source prints.
+
+mod common;
+
+use common::trees::{values, Original};
+use commute_loops::emit::directives::directive_code;
+use commute_loops::frontend::{read_kernel, Kernel};
+use commute_loops::lowering::schedule::Schedule;
+use commute_loops::space::complete::complete_with_original;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::apply_named_fixes;
+use commute_loops::space::Backbone;
+use commute_runtime::Candidate;
+
+const TEST: &str = "in_place";
+
+/// A kernel over `double` arrays (and a `float` one, `F`), with
+/// `declarations` before the region.
+fn kernel(declarations: &str, body: &str) -> Kernel {
+    let source = format!(
+        "#define N 64\nstatic double A[N][N], B[N][N], C[N][N], x[N], y[N];\nstatic float F[N];\nvoid kernel(int n, double alpha) {{\n  int i, j, k;\n{declarations}\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+    );
+    read_kernel("kernel.c", &source).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn codes(kernel: &Kernel) -> Vec<&str> {
+    kernel.statements.iter().map(|s| s.code.as_str()).collect()
+}
+
+const DOT: &str = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      double s = 0.0;\n      for (k = 0; k < n; k++)\n        s += A[i][k] * B[k][j];\n      C[i][j] = s;\n    }";
+
+#[test]
+fn a_sum_stored_alone_accumulates_in_its_element() {
+    let read = kernel("", DOT);
+    assert_eq!(
+        codes(&read),
+        ["C[i][j] = 0.0;", "C[i][j] += (A[i][k] * B[k][j]);"]
+    );
+    assert!(read.private_scalars.is_empty() && read.locals.is_empty());
+    let in_place = &read.in_place[0];
+    assert_eq!(
+        (
+            in_place.scalar.as_str(),
+            read.loops[in_place.loop_id.0].iterator.as_str(),
+            in_place.target.as_str(),
+            in_place.updates.iter().map(|s| s.0).collect::<Vec<_>>()
+        ),
+        ("s", "j", "C[i][j]", vec![1])
+    );
+    assert!(read.reduction(in_place.updates[0]).is_some());
+
+    // A function's local, its store scaling the sum: the store stays,
+    // reading the element.
+    let scaled = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      t = 0.0;\n      for (k = 0; k < n; k++)\n        t += A[i][k] * B[k][j];\n      C[i][j] = alpha * t;\n    }";
+    assert_eq!(
+        codes(&kernel("  double t;", scaled)),
+        [
+            "C[i][j] = 0.0;",
+            "C[i][j] += (A[i][k] * B[k][j]);",
+            "C[i][j] = alpha * C[i][j];"
+        ]
+    );
+
+    // Two sums into one scalar, one of them subtracted.
+    let two = "  for (i = 0; i < n; i++) {\n    t = 0.0;\n    for (j = 0; j < n; j++)\n      t += A[i][j] * x[j];\n    for (j = 0; j < n; j++)\n      t -= B[j][i] * x[j];\n    y[i] = t;\n  }";
+    assert_eq!(
+        codes(&kernel("  double t;", two)),
+        [
+            "y[i] = 0.0;",
+            "y[i] += (A[i][j] * x[j]);",
+            "y[i] -= (B[j][i] * x[j]);"
+        ]
+    );
+}
+
+#[test]
+fn a_sum_that_cannot_move_to_its_element_stays_in_its_scalar() {
+    let dot = |init: &str, update: &str, between: &str, store: &str| {
+        format!("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {{\n      {init}\n      for (k = 0; k < n; k++)\n        {update}\n      {between}\n      {store}\n    }}")
+    };
+    let cases = [
+        // Another type: a `float` element would round each partial sum.
+        (
+            "  double t;",
+            "  for (i = 0; i < n; i++) {\n    t = 0.0;\n    for (j = 0; j < n; j++)\n      t += A[i][j];\n    F[i] = t;\n  }".to_string(),
+            "float element",
+        ),
+        // The store reads the element (symm).
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = 0.5 * C[i][j] + t;"), "store reads the element"),
+        // The first assignment reads it.
+        ("  double t;", dot("t = C[i][j];", "t += A[i][k] * B[k][j];", "", "C[i][j] = t;"), "init reads the element"),
+        // The store reads the scalar twice.
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = t * t;"), "two reads"),
+        // Another statement touches the array meanwhile.
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "C[i][0] = 1.0;", "C[i][j] = t;"), "array touched"),
+        // An update reads the element's array.
+        ("  double t;", dot("t = 0.0;", "t += C[k][j];", "", "C[i][j] = t;"), "update reads the array"),
+        // The store runs under a condition.
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "if (i < j) C[i][j] = t;"), "conditional store"),
+        // No sum: a temporary.
+        ("  double t;", dot("t = A[i][j] * 2.0;", "x[k] = t;", "", "C[i][j] = t;"), "no update"),
+    ];
+    for (declarations, body, case) in &cases {
+        let read = kernel(declarations, body);
+        assert!(read.in_place.is_empty(), "{case}: {:?}", codes(&read));
+        assert!(
+            read.statements.iter().any(|s| s.write.name == "t"),
+            "{case}: {:?}",
+            codes(&read)
+        );
+    }
+    // Read after the nest, the scalar is not private: it stays.
+    let source = format!(
+        "#define N 64\nstatic double A[N][N], B[N][N], C[N][N], x[N];\nvoid kernel(int n) {{\n  int i, j, k;\n  double t;\n#pragma scop\n{}\n#pragma endscop\n  x[0] = t;\n}}\n",
+        dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = t;")
+    );
+    let read = read_kernel("kernel.c", &source).expect("reads");
+    assert!(read.in_place.is_empty(), "{:?}", codes(&read));
+}
+
+/// The candidate of `fixes`, completed as the original program.
+fn named(host: &KernelHost, fixes: &[&str]) -> Result<Schedule, String> {
+    let mut candidate = Candidate::new(Backbone(host.clone())).map_err(|e| e.to_string())?;
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut candidate, &fixes).map_err(|e| e.to_string())?;
+    let complete = complete_with_original(host, &candidate).map_err(|e| e.to_string())?;
+    Schedule::from_candidate(host, &complete).map_err(|e| e.to_string())
+}
+
+#[test]
+fn candidates_of_a_sum_accumulated_in_place_print_the_original_arrays() {
+    let source = format!(
+        "#include <stdio.h>\n#define N 37\nstatic double A[N][N], B[N][N], C[N][N];\nstatic void kernel(void) {{\n  int i, j, k;\n#pragma scop\n{}\n#pragma endscop\n}}\nint main(void) {{\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++) {{\n      A[i][j] = (double)((i * (j + 3) + 1) % N) / N;\n      B[i][j] = (double)((i + 2 * j + 5) % N) / N;\n      C[i][j] = (double)(i - j) / N;\n    }}\n  kernel();\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n      fprintf(stderr, \"%.17g\\n\", C[i][j]);\n  return 0;\n}}\n",
+        DOT.replace("< n", "< N")
+    );
+    let kernel = read_kernel("dot.c", &source).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernel.in_place.len(), 1);
+    let host = KernelHost::new(kernel.clone());
+    let unchanged = named(&host, &[]).expect("the original program");
+    let params = values(&kernel, &[("N", 37)]);
+    // The user's own source prints the reference arrays.
+    let original = Original::new(TEST, "dot", &kernel, &unchanged, &params);
+    let cases: [&[&str]; 4] = [
+        // The original program: one accumulator along `k`, as the source.
+        &[],
+        // The sum outside the columns: what the scalar forbade.
+        &["order(k, j) = OUTER", "dim_kind(i) = PARALLEL"],
+        &["order(k, j) = OUTER", "dim_kind(j) = VECTOR"],
+        // Blocks of the element held across the sum's tiles.
+        &[
+            "tile_size(i) = 4",
+            "tile_size(j) = 8",
+            "order(j.tile, k) = OUTER",
+            "order(k, i) = OUTER",
+            "accumulate(k) = YES",
+            "dim_kind(i.tile) = PARALLEL",
+        ],
+    ];
+    for fixes in cases {
+        let case = fixes.join(", ");
+        let schedule = named(&host, fixes).unwrap_or_else(|e| panic!("{case}: {e}"));
+        let code = original.check_explicit(TEST, ("dot", &case), &kernel, &schedule, &params);
+        if fixes.is_empty() {
+            let outline = schedule.outline(&kernel);
+            assert!(
+                outline
+                    .lines()
+                    .any(|l| l.contains("for k") && l.contains("accumulat")),
+                "the original program does not accumulate along `k`:\n{outline}\n{code}"
+            );
+        }
+        let declined = directive_code(&kernel, &schedule, &[])
+            .expect_err("directives on the user's code would keep the scalar");
+        assert!(
+            declined.to_string().contains("sums in scalar `s`"),
+            "{case}: {declined}"
+        );
+    }
+}

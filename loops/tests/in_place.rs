@@ -8,15 +8,10 @@
 
 mod common;
 
-use common::trees::{values, Original};
+use common::trees::{named, values, Original};
 use commute_loops::emit::directives::directive_code;
 use commute_loops::frontend::{read_kernel, Kernel};
-use commute_loops::lowering::schedule::Schedule;
-use commute_loops::space::complete::complete_with_original;
 use commute_loops::space::host::KernelHost;
-use commute_loops::space::names::apply_named_fixes;
-use commute_loops::space::Backbone;
-use commute_runtime::Candidate;
 
 const TEST: &str = "in_place";
 
@@ -122,15 +117,6 @@ fn a_sum_that_cannot_move_to_its_element_stays_in_its_scalar() {
     );
     let read = read_kernel("kernel.c", &source).expect("reads");
     assert!(read.in_place.is_empty(), "{:?}", codes(&read));
-}
-
-/// The candidate of `fixes`, completed as the original program.
-fn named(host: &KernelHost, fixes: &[&str]) -> Result<Schedule, String> {
-    let mut candidate = Candidate::new(Backbone(host.clone())).map_err(|e| e.to_string())?;
-    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
-    apply_named_fixes(host, &mut candidate, &fixes).map_err(|e| e.to_string())?;
-    let complete = complete_with_original(host, &candidate).map_err(|e| e.to_string())?;
-    Schedule::from_candidate(host, &complete).map_err(|e| e.to_string())
 }
 
 #[test]

@@ -7,15 +7,10 @@
 
 mod common;
 
-use common::trees::{openmp_output, values, Original};
+use common::trees::{named, openmp_output, values, Original};
 use commute_loops::emit::directives::directive_code;
 use commute_loops::frontend::{read_kernel, Kernel, LoopId};
-use commute_loops::lowering::schedule::Schedule;
-use commute_loops::space::complete::complete_with_original;
 use commute_loops::space::host::KernelHost;
-use commute_loops::space::names::apply_named_fixes;
-use commute_loops::space::Backbone;
-use commute_runtime::Candidate;
 
 const TEST: &str = "privatize";
 
@@ -122,15 +117,6 @@ fn a_scalar_whose_value_may_be_read_elsewhere_is_not_private() {
             "{case}"
         );
     }
-}
-
-/// The candidate of `fixes`, completed as the original program.
-fn named(host: &KernelHost, fixes: &[&str]) -> Result<Schedule, String> {
-    let mut candidate = Candidate::new(Backbone(host.clone())).map_err(|e| e.to_string())?;
-    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
-    apply_named_fixes(host, &mut candidate, &fixes).map_err(|e| e.to_string())?;
-    let complete = complete_with_original(host, &candidate).map_err(|e| e.to_string())?;
-    Schedule::from_candidate(host, &complete).map_err(|e| e.to_string())
 }
 
 #[test]

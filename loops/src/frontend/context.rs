@@ -39,30 +39,47 @@ pub(crate) fn pointers(
             *entry = kind;
         }
     };
+    each_declaration(root, function, &mut |declaration| {
+        declared(declaration, source, &mut record)
+    });
+    out
+}
+
+/// Calls `f` on each declaration at file scope, each parameter of
+/// `function` and each declaration in its body.
+fn each_declaration<'t>(root: Node<'t>, function: Option<Node<'t>>, f: &mut impl FnMut(Node<'t>)) {
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
         if child.kind() == "declaration" {
-            declared(child, source, &mut record);
+            f(child);
         }
     }
-    if let Some(function) = function {
-        if let Some(parameters) = function
-            .child_by_field_name("declarator")
-            .and_then(function_declarator)
-            .and_then(|f| f.child_by_field_name("parameters"))
-        {
-            let mut cursor = parameters.walk();
-            for parameter in parameters.named_children(&mut cursor) {
-                if parameter.kind() == "parameter_declaration" {
-                    declared(parameter, source, &mut record);
-                }
+    let Some(function) = function else { return };
+    if let Some(parameters) = function
+        .child_by_field_name("declarator")
+        .and_then(function_declarator)
+        .and_then(|d| d.child_by_field_name("parameters"))
+    {
+        let mut cursor = parameters.walk();
+        for parameter in parameters.named_children(&mut cursor) {
+            if parameter.kind() == "parameter_declaration" {
+                f(parameter);
             }
         }
-        if let Some(body) = function.child_by_field_name("body") {
-            every_declaration(body, source, &mut record);
-        }
     }
-    out
+    if let Some(body) = function.child_by_field_name("body") {
+        nested_declarations(body, f);
+    }
+}
+
+fn nested_declarations<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
+    if node.kind() == "declaration" {
+        f(node);
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        nested_declarations(child, f);
+    }
 }
 
 /// The function declarator of a function definition's declarator (under
@@ -85,16 +102,6 @@ pub(crate) fn function_name(function: Node, source: &str) -> Option<String> {
         .and_then(function_declarator)?
         .child_by_field_name("declarator")?;
     (declarator.kind() == "identifier").then(|| source[declarator.byte_range()].to_string())
-}
-
-fn every_declaration(node: Node, source: &str, record: &mut impl FnMut(String, Pointer)) {
-    if node.kind() == "declaration" {
-        declared(node, source, record);
-    }
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        every_declaration(child, source, record);
-    }
 }
 
 /// Records the pointers a declaration (or parameter declaration) declares.
@@ -201,40 +208,8 @@ pub(crate) fn declared_types(
             }
         }
     };
-    let mut cursor = root.walk();
-    for child in root.named_children(&mut cursor) {
-        if child.kind() == "declaration" {
-            record(child);
-        }
-    }
-    if let Some(function) = function {
-        if let Some(parameters) = function
-            .child_by_field_name("declarator")
-            .and_then(function_declarator)
-            .and_then(|f| f.child_by_field_name("parameters"))
-        {
-            let mut cursor = parameters.walk();
-            for parameter in parameters.named_children(&mut cursor) {
-                if parameter.kind() == "parameter_declaration" {
-                    record(parameter);
-                }
-            }
-        }
-        if let Some(body) = function.child_by_field_name("body") {
-            visit_declarations(body, &mut record);
-        }
-    }
+    each_declaration(root, function, &mut record);
     out
-}
-
-fn visit_declarations<'t>(node: Node<'t>, record: &mut impl FnMut(Node<'t>)) {
-    if node.kind() == "declaration" {
-        record(node);
-    }
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        visit_declarations(child, record);
-    }
 }
 
 /// A declaration's type, its words separated by one space, without

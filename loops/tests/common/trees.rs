@@ -6,6 +6,11 @@ use commute_loops::emit::explicit::{explicit_code, reference_code};
 use commute_loops::emit::interpret::{run, Memory};
 use commute_loops::frontend::{Kernel, LoopId, StatementId};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
+use commute_loops::space::complete::complete_with_original;
+use commute_loops::space::host::KernelHost;
+use commute_loops::space::names::apply_named_fixes;
+use commute_loops::space::Backbone;
+use commute_runtime::Candidate;
 
 /// How many statement instances an interpreter run may execute.
 pub const LIMIT: usize = 1_000_000;
@@ -140,4 +145,14 @@ impl Original {
         );
         code
     }
+}
+
+/// The loop tree of the candidate `fixes` name (as `--fix` takes them),
+/// its other decisions completed as in the original program.
+pub fn named(host: &KernelHost, fixes: &[&str]) -> Result<Schedule, String> {
+    let mut candidate = Candidate::new(Backbone(host.clone())).map_err(|e| e.to_string())?;
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut candidate, &fixes).map_err(|e| e.to_string())?;
+    let complete = complete_with_original(host, &candidate).map_err(|e| e.to_string())?;
+    Schedule::from_candidate(host, &complete).map_err(|e| e.to_string())
 }

@@ -57,7 +57,7 @@ pub(crate) fn accumulate_in_place(kernel: &mut Kernel, types: &HashMap<String, O
         let mut removed = Vec::new();
         for (plan, &l) in plans.iter().zip(&private.loops) {
             apply(kernel, scalar, plan);
-            if plan.drop_store {
+            if plan.store_value.is_none() {
                 removed.push(plan.store);
             }
             kernel.in_place.push(InPlace {
@@ -92,8 +92,8 @@ struct Plan {
     updates: Vec<StatementId>,
     /// `T = f(s)`.
     store: StatementId,
-    /// Whether the store is `T = s`.
-    drop_store: bool,
+    /// `f(s)`'s C text, unless the store is `T = s` (it then goes).
+    store_value: Option<String>,
     /// `T`.
     target: Access,
     /// `T` as the store writes it in C.
@@ -176,7 +176,7 @@ fn plan(kernel: &Kernel, scalar: &str, l: LoopId) -> Option<Plan> {
         first: StatementId(first),
         updates: updates.iter().map(|&s| StatementId(s)).collect(),
         store: StatementId(store),
-        drop_store: value.trim() == scalar,
+        store_value: (value != scalar).then(|| value.to_string()),
         target,
         target_text: target_text.to_string(),
         init,
@@ -201,9 +201,8 @@ fn apply(kernel: &mut Kernel, scalar: &str, plan: &Plan) {
             .collect();
         statement.code = update.applied_to(text);
     }
-    if !plan.drop_store {
+    if let Some(value) = &plan.store_value {
         let store = &mut kernel.statements[plan.store.0];
-        let (_, value) = assignment(&store.code).unwrap_or_default();
         let value = replace_identifier(value, scalar, text);
         for read in &mut store.reads {
             if read.name == scalar {

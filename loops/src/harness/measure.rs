@@ -266,14 +266,14 @@ impl Harness {
         // A number longer than the run itself is no time of it: the
         // program prints a result (its only check, then) and no time.
         let longest = PRINTED_TIME_FACTOR * check_wall + PRINTED_TIME_SLACK;
-        if let Some(seconds) = printed.filter(|&t| !(0.0..=longest).contains(&t)) {
+        let plausible = |t: &f64| (0.0..=longest).contains(t);
+        if let Some(seconds) = printed.filter(|t| !plausible(t)) {
             harness.time_note = Some(format!(
                 "the reference prints {seconds} where its time is expected, more than its whole run ({check_wall:.6} s): that is a result, compared like the rest of its output; runs are timed by their wall time"
             ));
             harness.config.time_pattern = TimePattern::WallTime;
         }
-        harness.reported_time = harness.config.time_pattern != TimePattern::WallTime
-            && parse_time(&stdout, &harness.config.time_pattern).is_some();
+        harness.reported_time = printed.is_some_and(|t| plausible(&t));
         harness.expected = match dump_section(&stderr) {
             Some(dump) => Expected::Dump(dump),
             None => {

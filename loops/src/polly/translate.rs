@@ -323,20 +323,18 @@ fn loops_written(kernel: &Kernel, s: usize) -> Option<Vec<usize>> {
     })
 }
 
-/// Whether Polly's statement `p` of `region` is the rest of another of
-/// its statements, split off by Polly (`Stmt3last` of `Stmt3`).
-fn is_rest(region: &PollyRegion, p: usize) -> bool {
-    region.statements[p]
-        .name
-        .strip_suffix("last")
-        .is_some_and(|base| region.statements.iter().any(|o| o.name == base))
+/// The statement of `region` that its statement `p` is the rest of, split
+/// off by Polly (`Stmt3last` of `Stmt3`).
+fn base_of(region: &PollyRegion, p: usize) -> Option<usize> {
+    let base = region.statements[p].name.strip_suffix("last")?;
+    region.statements.iter().position(|o| o.name == base)
 }
 
 /// Whether statement `s` of the nest and Polly's `p` write alike: an
 /// array element along the same loops, or no array at all.
 fn writes_alike(kernel: &Kernel, region: &PollyRegion, s: usize, p: usize) -> bool {
     let polly = &region.statements[p];
-    !is_rest(region, p)
+    base_of(region, p).is_none()
         && match loops_written(kernel, s) {
             Some(loops) => polly.writes.iter().any(|w| !w.scalar && w.loops == loops),
             None => !polly.writes_memory(),
@@ -355,13 +353,9 @@ fn whole(region: &PollyRegion, pairs: &[(usize, usize)]) -> bool {
         .any(|s| s.writes.iter().any(|w| w.parametric));
     !inside_a_loop
         && (0..region.statements.len()).all(|q| {
-            matched(q) || !region.statements[q].writes_memory() || {
-                let name = &region.statements[q].name;
-                name.strip_suffix("last").is_some_and(|base| {
-                    (0..region.statements.len())
-                        .any(|p| matched(p) && region.statements[p].name == base)
-                })
-            }
+            matched(q)
+                || !region.statements[q].writes_memory()
+                || base_of(region, q).is_some_and(matched)
         })
 }
 

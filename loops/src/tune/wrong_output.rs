@@ -9,7 +9,7 @@
 //! column to the next). Different there, or racing, it breaks a
 //! dependence: a legality bug.
 
-use crate::emit::interpret::{run, RunError};
+use crate::emit::interpret::{run, Element, RunError};
 use crate::lowering::schedule::Schedule;
 use crate::space::complete::complete_with_original;
 use crate::space::host::KernelHost;
@@ -65,14 +65,11 @@ pub fn diagnose(host: &KernelHost, root: &LoopCandidate, candidate: &Schedule) -
     differing.sort();
     match differing.first() {
         None => Diagnosis::Rounding,
-        Some((name, subscripts)) => Diagnosis::Illegal(format!(
-            "with {}, {} elements differ, the first {name}{}",
+        Some(first) => Diagnosis::Illegal(format!(
+            "with {}, {} elements differ, the first {}",
             sizes(&kernel.params, &params),
             differing.len(),
-            subscripts
-                .iter()
-                .map(|s| format!("[{s}]"))
-                .collect::<String>()
+            element_text(first)
         )),
     }
 }
@@ -89,16 +86,17 @@ fn sizes(names: &[String], values: &[i64]) -> String {
         .join(", ")
 }
 
+/// `A[2][3]`.
+fn element_text((name, subscripts): &Element) -> String {
+    let subscripts: String = subscripts.iter().map(|s| format!("[{s}]")).collect();
+    format!("{name}{subscripts}")
+}
+
 fn describe(error: &RunError) -> String {
     match error {
         RunError::Race { element, loop_name } => format!(
-            "iterations of `{loop_name}` race on {}{}",
-            element.0,
-            element
-                .1
-                .iter()
-                .map(|s| format!("[{s}]"))
-                .collect::<String>()
+            "iterations of `{loop_name}` race on {}",
+            element_text(element)
         ),
         RunError::TooLong => format!("more than {LIMIT} statement instances"),
         RunError::Unbound(what)

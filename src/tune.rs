@@ -126,6 +126,17 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
     }
     print_baselines(report);
     let Some(best) = &report.best else {
+        // Candidates far slower than a baseline are cut off against it:
+        // none is a best, and the baseline's build is the result.
+        let cut_off = report.cut_off + report.timed_out > 0;
+        if report.baseline_won.is_some() && cut_off {
+            say!("no candidate came within the cut-off of the fastest baseline ({} cut off after one run, {} stopped at the run timeout, {} failed, {} wrong); see the journal", report.cut_off, report.timed_out, report.failures, report.wrong);
+            say!("written: {}", report.output.display());
+            say!("built with: {}", report.built_with);
+            say!("journal: {}", report.journal.display());
+            say!("plot: {}", plot.display());
+            return Ok(());
+        }
         say!("no candidate was measured successfully; see the journal for why");
         if report.baseline_won.is_some() {
             say!("written: {}", report.output.display());

@@ -2169,6 +2169,14 @@ exec cc "$@"
         stdout.contains("the baseline `plain` is faster than every candidate"),
         "{stdout}"
     );
+    // Far slower than the baseline, every candidate (the original nest
+    // lowered included) is cut off against it after one run.
+    assert!(
+        stdout.contains(
+            "no candidate came within the cut-off of the fastest baseline (3 cut off after one run"
+        ),
+        "{stdout}"
+    );
     let tuned = std::fs::read_to_string(&out).expect("written");
     let original = std::fs::read_to_string("examples/gemm.c").unwrap();
     let (first, rest) = tuned.split_once('\n').unwrap();

@@ -490,6 +490,62 @@ fn a_candidate_far_slower_than_the_best_is_cut_off_after_one_run() {
 }
 
 #[test]
+fn a_candidate_far_slower_than_the_fastest_baseline_is_cut_off() {
+    let dir = TempDir::new("cutoff-baseline");
+    let mut harness = Harness::new(config(counting_compiler(&dir), &dir), &program(BODY))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let fast = harness.reference_seconds();
+    // No best yet, but a baseline as fast as the reference: it paces.
+    harness.set_baseline(Some(fast));
+    assert_eq!(harness.pace(), Some(fast));
+    let slow = sleeping(300_000);
+    let measured = harness.evaluate(&slow);
+    let Measurement::CutOff { seconds, limit } = measured else {
+        panic!("{}", measured.summary())
+    };
+    assert!(seconds >= 0.3 && limit == 2.0 * fast, "{seconds} {limit}");
+    assert_eq!(runs_of(&harness.build_dir(&slow)), (0, 1));
+    // A slower best leaves the pace to the baseline; a faster one takes it.
+    harness.set_incumbent(Some(1.0));
+    assert_eq!(harness.pace(), Some(fast));
+    harness.set_incumbent(Some(fast / 2.0));
+    assert_eq!(harness.pace(), Some(fast / 2.0));
+    // With the cut-off off, baselines pace nothing: every candidate is
+    // timed in full.
+    let mut config = config(cc(), &dir);
+    config.work_dir = dir.0.join("work-full");
+    config.cutoff = None;
+    let mut full = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    full.set_baseline(Some(full.reference_seconds()));
+    assert_eq!(full.pace(), None);
+    assert!(full.evaluate(&slow).is_timed());
+}
+
+#[test]
+fn a_long_run_is_timed_three_times() {
+    let dir = TempDir::new("long-run");
+    let mut settings = config(counting_compiler(&dir), &dir);
+    settings.runs = 5;
+    settings.long_run = Duration::from_millis(100);
+    let mut harness = Harness::new(settings, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    // A run of 0.12 s is long here: three timed runs, then its check.
+    assert_timed_and_checked(&mut harness, &sleeping(120_000), 3);
+    // One of 0.06 s is not: five.
+    assert_timed_and_checked(&mut harness, &sleeping(60_000), 5);
+}
+
+/// Evaluates `source`, which must be timed `runs` times by its timing
+/// build and then checked once.
+fn assert_timed_and_checked(harness: &mut Harness, source: &str, runs: usize) {
+    let measured = harness.evaluate(source);
+    assert!(
+        matches!(&measured, Measurement::Timed { runs: r, .. } if r.len() == runs),
+        "{measured:?}"
+    );
+    assert_eq!(runs_of(&harness.build_dir(source)), (1, runs));
+}
+
+#[test]
 fn run_timeouts_follow_the_best() {
     let dir = TempDir::new("timeout-best");
     let mut config = config(cc(), &dir);
@@ -712,13 +768,7 @@ fn only_a_candidate_faster_than_the_best_is_checked() {
     );
     assert_eq!(runs_of(&harness.build_dir(&close)), (0, 4));
     // Faster: timed in full, then checked once.
-    let faster = sleeping(40_000);
-    let measured = harness.evaluate(&faster);
-    assert!(
-        matches!(&measured, Measurement::Timed { runs, .. } if runs.len() == 8),
-        "{measured:?}"
-    );
-    assert_eq!(runs_of(&harness.build_dir(&faster)), (1, 8));
+    assert_timed_and_checked(&mut harness, &sleeping(40_000), 8);
     // With the cut-off off, every candidate is timed in full and checked.
     let mut config = config(counting_compiler(&dir), &dir);
     config.work_dir = dir.0.join("work-full");

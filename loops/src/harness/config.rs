@@ -50,12 +50,19 @@ pub struct HarnessConfig {
     pub threads: usize,
     /// Timed runs after the warm-up (default 5; doubled below 50 ms).
     pub runs: usize,
+    /// A program whose whole run (start-up, initialization, kernel and
+    /// dump) takes longer gets at most three timed runs (default 2 s):
+    /// PolyBench's lu at `LARGE_DATASET` spends 10 s initializing around
+    /// a kernel of 3 s, so five runs cost 75 s of a two-minute budget,
+    /// while runs that long vary less, relatively, than short ones.
+    pub long_run: Duration,
     /// Where the time of a run comes from.
     pub time_pattern: TimePattern,
     /// Relative tolerance when comparing values (default 1e-6).
     pub tolerance: f64,
     /// A candidate whose first run takes more than this multiple of the
-    /// incumbent's time (and 10 ms more) is neither timed further nor
+    /// pace (the incumbent's time, or the fastest baseline's; see
+    /// `Harness::pace`), and 10 ms more, is neither timed further nor
     /// checked (default 2;
     /// `None`: every candidate is timed in full).
     pub cutoff: Option<f64>,
@@ -112,6 +119,7 @@ impl HarnessConfig {
             reference_timeout: Duration::from_secs(300),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             runs: 5,
+            long_run: Duration::from_secs(2),
             time_pattern: TimePattern::LastFloatLine,
             tolerance: 1e-6,
             cutoff: Some(2.0),

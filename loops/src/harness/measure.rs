@@ -65,6 +65,10 @@ const CUTOFF_SLACK_SECONDS: f64 = 0.01;
 /// the search.
 const CONTENDER_MARGIN: f64 = 1.25;
 
+/// Timed runs of a program whose run is long (see
+/// [`HarnessConfig::long_run`]).
+const LONG_RUN_RUNS: usize = 3;
+
 /// A run cut off while it runs (see [`Harness::run_timeout`]) may spend
 /// this much more than the reference outside its kernel, and
 /// `TIMEOUT_SLACK_SECONDS` more.
@@ -131,8 +135,11 @@ pub struct Harness {
     /// Time every candidate's check build: the reference's timing build
     /// lost its kernel, or the reference has no dump to leave out.
     time_check_builds: bool,
-    /// The best time so far, which cut-offs and run timeouts follow.
+    /// The best time so far: only a candidate faster than it is checked.
     incumbent: Option<f64>,
+    /// The fastest baseline's time: a candidate far slower than it can
+    /// no more be the result than one far slower than the incumbent.
+    baseline: Option<f64>,
     /// Seconds a check run of the reference took before its kernel
     /// (start-up, initialization), when its dump on stderr shows where the
     /// kernel ended.
@@ -216,6 +223,7 @@ impl Harness {
             timed_as_checked: HashSet::new(),
             time_check_builds: false,
             incumbent: None,
+            baseline: None,
             before_kernel: None,
             compiles: 0,
             last_phases: Phases::default(),
@@ -337,9 +345,10 @@ impl Harness {
         self.compiles
     }
 
-    /// Sets the best time so far: candidates whose check run is more than
+    /// Sets the best time so far: only candidates faster than it are
+    /// checked; those whose first run is more than
     /// [`HarnessConfig::cutoff`] times slower are cut off, and run
-    /// timeouts follow it.
+    /// timeouts follow it (see [`pace`](Harness::pace)).
     pub fn set_incumbent(&mut self, seconds: Option<f64>) {
         self.incumbent = seconds.filter(|s| s.is_finite() && *s > 0.0);
     }
@@ -347,6 +356,26 @@ impl Harness {
     /// The best time so far, as last set.
     pub fn incumbent(&self) -> Option<f64> {
         self.incumbent
+    }
+
+    /// Sets the fastest baseline's time (the unmodified program built
+    /// another way, written instead of any slower candidate): with the
+    /// cut-off on, cut-offs and run timeouts follow it too, where it is
+    /// faster than the incumbent (see [`pace`](Harness::pace)).
+    pub fn set_baseline(&mut self, seconds: Option<f64>) {
+        self.baseline = seconds.filter(|s| s.is_finite() && *s > 0.0);
+    }
+
+    /// The time cut-offs and run timeouts follow: the faster of the
+    /// incumbent and, with the cut-off on, the fastest baseline. A
+    /// candidate far slower than either is never the result; timing it in
+    /// full only informs the search, which its first run does as well.
+    pub fn pace(&self) -> Option<f64> {
+        let baseline = self.baseline.filter(|_| self.config.cutoff.is_some());
+        match (self.incumbent, baseline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// How many sources were timed with their check build because their
@@ -363,9 +392,9 @@ impl Harness {
         self.last_phases
     }
 
-    /// The run timeout of candidates. With a cut-off and an incumbent, the
+    /// The run timeout of candidates. With a cut-off and a pace, the
     /// cut-off applied while the program runs: the wall time a run whose
-    /// kernel takes the cut-off factor times the incumbent's time would
+    /// kernel takes the cut-off factor times the pace would
     /// take (what the reference spends outside its kernel, start-up,
     /// initialization and dump, with a quarter more, and 0.1 s), since a
     /// longer run is cut off anyway. Without a cut-off, the factor times
@@ -375,9 +404,9 @@ impl Harness {
     pub fn run_timeout(&self) -> Duration {
         let outside_kernel = self.reference_outside;
         let reference_rule = self.reference_wall * self.config.run_timeout_factor;
-        let rule = match (self.incumbent, self.config.cutoff) {
-            (Some(best), Some(factor)) => {
-                factor * best + OUTSIDE_KERNEL_MARGIN * outside_kernel + TIMEOUT_SLACK_SECONDS
+        let rule = match (self.pace(), self.config.cutoff) {
+            (Some(pace), Some(factor)) => {
+                factor * pace + OUTSIDE_KERNEL_MARGIN * outside_kernel + TIMEOUT_SLACK_SECONDS
             }
             (Some(best), None) => (best + outside_kernel) * self.config.run_timeout_factor,
             (None, _) => reference_rule,
@@ -386,17 +415,17 @@ impl Harness {
     }
 
     /// How long a candidate's first run may take before it is stopped:
-    /// the cut-off factor times the incumbent's time, plus what the
+    /// the cut-off factor times the pace, plus what the
     /// reference spends before its kernel with a quarter more and 0.1 s;
     /// a longer run is cut off anyway. The first run is the timing
     /// build's, or, for candidates timed with their check build, the
     /// check run, stopped when its dump has not started on standard error
     /// by then (it spares the wait for the dump of a hopeless candidate).
-    /// `None` without a cut-off, an incumbent, or a reference whose dump
+    /// `None` without a cut-off, a pace, or a reference whose dump
     /// shows where its kernel ends.
     pub fn kernel_limit(&self) -> Option<Duration> {
-        let (best, factor, before) = (self.incumbent?, self.config.cutoff?, self.before_kernel?);
-        let limit = factor * best + OUTSIDE_KERNEL_MARGIN * before + TIMEOUT_SLACK_SECONDS;
+        let (pace, factor, before) = (self.pace()?, self.config.cutoff?, self.before_kernel?);
+        let limit = factor * pace + OUTSIDE_KERNEL_MARGIN * before + TIMEOUT_SLACK_SECONDS;
         Some(scaled_timeout(limit, self.config.run_timeout_floor).min(self.run_timeout()))
     }
 
@@ -668,9 +697,9 @@ impl Harness {
 
     /// The timed runs of a candidate whose first run took `first` (within
     /// the cut-off): all of them, or only one more when the cut-off is on
-    /// and both stay more than [`CONTENDER_MARGIN`] above the incumbent
-    /// (such a candidate is unlikely to beat it, and its value only steers
-    /// the search).
+    /// and both stay more than [`CONTENDER_MARGIN`] above the pace (such a
+    /// candidate is unlikely to beat it, and its value only steers the
+    /// search).
     fn contender_runs(
         &self,
         dir: &Path,
@@ -679,8 +708,8 @@ impl Harness {
     ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
         let mut runs = vec![first];
         let count = self.run_count(first);
-        let margin = match (self.incumbent, self.config.cutoff) {
-            (Some(best), Some(_)) => Some(CONTENDER_MARGIN * best + CUTOFF_SLACK_SECONDS),
+        let margin = match (self.pace(), self.config.cutoff) {
+            (Some(pace), Some(_)) => Some(CONTENDER_MARGIN * pace + CUTOFF_SLACK_SECONDS),
             _ => None,
         };
         if let Some(margin) = margin.filter(|margin| first > *margin && count > 2) {
@@ -699,10 +728,15 @@ impl Harness {
         })
     }
 
-    /// How many timed runs a candidate whose first run took `first` gets.
+    /// How many timed runs a candidate whose first run took `first` gets:
+    /// twice [`HarnessConfig::runs`] for short kernels, at most
+    /// `LONG_RUN_RUNS` where a whole run (with what the reference spends
+    /// outside its kernel) is longer than [`HarnessConfig::long_run`].
     fn run_count(&self, first: f64) -> usize {
         if first < SHORT_KERNEL_SECONDS {
             self.config.runs * 2
+        } else if first + self.reference_outside > self.config.long_run.as_secs_f64() {
+            self.config.runs.min(LONG_RUN_RUNS)
         } else {
             self.config.runs
         }
@@ -754,12 +788,12 @@ impl Harness {
     }
 
     /// The cut-off of a candidate whose first run took `first`, if it is
-    /// far enough above the incumbent.
+    /// far enough above the pace.
     fn cut_off(&self, first: f64) -> Option<Measurement> {
-        let (best, factor) = (self.incumbent?, self.config.cutoff?);
-        (first > factor * best + CUTOFF_SLACK_SECONDS).then_some(Measurement::CutOff {
+        let (pace, factor) = (self.pace()?, self.config.cutoff?);
+        (first > factor * pace + CUTOFF_SLACK_SECONDS).then_some(Measurement::CutOff {
             seconds: first,
-            limit: factor * best,
+            limit: factor * pace,
         })
     }
 

@@ -26,12 +26,13 @@ pub enum Measurement {
         /// The exit status or signal, and the last line of standard error.
         detail: String,
     },
-    /// Its first run took more than the cut-off factor times the best
-    /// time so far: it was neither run again nor checked.
+    /// Its first run took more than the cut-off factor times the pace
+    /// (the best time so far, or the fastest baseline's): it was neither
+    /// run again nor checked.
     CutOff {
         /// The first run's time.
         seconds: f64,
-        /// The time it had to beat (the factor times the best).
+        /// The time it had to beat (the factor times the pace).
         limit: f64,
     },
     /// Within the cut-off but no faster than the best so far: timed (twice

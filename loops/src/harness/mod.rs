@@ -13,22 +13,25 @@
 //!
 //! The timing build runs once first. A candidate that crashes or runs
 //! past the run timeout ends there; so does one whose time is more than
-//! [`HarnessConfig::cutoff`] times the incumbent's (the best so far, see
-//! [`Harness::set_incumbent`]): it is cut off, and never checked (it is
-//! never a result, and on a large output its check would cost more than
-//! its run). For the others the check build is built and runs once: its
-//! output is compared with the reference's (the `DUMP_ARRAYS` section of
-//! standard error, else standard output without its time line). A
-//! candidate that prints other values ends there. The timing build then
-//! runs until it has run [`HarnessConfig::runs`] times (twice as many
-//! below 50 ms), standard error discarded; the value is the minimum of
-//! those runs: the time the program prints ([`TimePattern`]) or else the
-//! process's wall time. A timing build whose runs are all far shorter
-//! than the check run has lost its kernel (nothing prints its results
-//! without the dump), and the check build is timed instead; when the
-//! reference's has, or the reference has no dump, every candidate is
-//! checked first and timed with its check build. Run timeouts follow the
-//! incumbent.
+//! [`HarnessConfig::cutoff`] times the pace ([`Harness::pace`]: the
+//! incumbent, the best so far, see [`Harness::set_incumbent`], or the
+//! fastest baseline, see [`Harness::set_baseline`], whichever is faster):
+//! it is cut off, and never checked (it is never a result, and on a large
+//! output its check would cost more than its run). The others run until
+//! they have run [`HarnessConfig::runs`] times (twice as many below
+//! 50 ms, at most three when a run takes more than 2 s; only twice when
+//! both stay well above the pace), standard error discarded; the value is
+//! the minimum of those runs: the time the program prints
+//! ([`TimePattern`]) or else the process's wall time. A candidate no
+//! faster than the incumbent ends there, unchecked. For the others the
+//! check build is built and runs once: its output is compared with the
+//! reference's (the `DUMP_ARRAYS` section of standard error, else
+//! standard output without its time line). A candidate that prints other
+//! values ends there. A timing build whose runs are all far shorter than
+//! the check run has lost its kernel (nothing prints its results without
+//! the dump), and the check build is timed instead; when the reference's
+//! has, or the reference has no dump, every candidate is checked first
+//! and timed with its check build. Run timeouts follow the pace.
 //! Results are cached by hash, so an identical source is neither rebuilt
 //! nor re-run.
 //!

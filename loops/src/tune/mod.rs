@@ -432,6 +432,18 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         &mut journal,
         progress,
     );
+    // A candidate far slower than the fastest baseline is never the
+    // result: cut off against it as against the best (on PolyBench's lu a
+    // candidate 3x slower than Polly's parallel build was timed in full,
+    // 75 s of a two-minute budget).
+    let fastest = baselines::fastest(&baselines);
+    harness.set_baseline(fastest.map(|(_, seconds)| seconds));
+    if let (Some((index, seconds)), Some(factor)) = (fastest, harness.config().cutoff) {
+        progress.note(&format!(
+            "candidates more than {factor}x slower than the fastest baseline ({}, {seconds:.6} s) are cut off after one run",
+            baselines[index].name
+        ));
+    }
     let built_with = harness_command(&harness, &[]);
     let bound_ref: &dyn Bound<_> = match &bound {
         Some(bound) => bound,

@@ -128,13 +128,14 @@ pub struct TuneOptions {
     /// its leaves again.
     #[arg(long)]
     pub resume: bool,
-    /// Timed runs per candidate after its checked run (doubled under 50
-    /// ms).
+    /// Timed runs per candidate (doubled under 50 ms, at most 3 when a
+    /// run of the program takes more than 2 s).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
     /// A candidate whose first run takes more than this many times the
-    /// best time so far is neither run again nor checked (recorded as cut
-    /// off); 0 times and checks every candidate in full.
+    /// best time so far, or the fastest baseline's, is neither run again
+    /// nor checked (recorded as cut off); 0 times and checks every
+    /// candidate in full.
     #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
     pub cutoff: f64,
     /// Compiles at a time while a batch of candidates is built [default:

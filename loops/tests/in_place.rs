@@ -62,6 +62,55 @@ fn a_sum_stored_alone_accumulates_in_its_element() {
         ]
     );
 
+    // Added to the element, scaled (gemm written with a temporary): the
+    // element is scaled first, the sum's terms added to it.
+    let dot = |init: &str, update: &str, between: &str, store: &str| {
+        format!("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {{\n      {init}\n      for (k = 0; k < n; k++)\n        {update}\n      {between}\n      {store}\n    }}")
+    };
+    let sum = "t += A[i][k] * B[k][j];";
+    let added = [
+        (
+            dot("t = 0.0;", sum, "", "C[i][j] = 0.5 * C[i][j] + alpha * t;"),
+            vec![
+                "C[i][j] = 0.5 * C[i][j];",
+                "C[i][j] += (alpha * (A[i][k] * B[k][j]));",
+            ],
+        ),
+        // `+=` of a sum that starts at zero: the first goes.
+        (
+            dot("t = 0.0;", sum, "", "C[i][j] += t;"),
+            vec!["C[i][j] += (A[i][k] * B[k][j]);"],
+        ),
+        // Subtracted, from a start that is not zero.
+        (
+            dot("t = x[i];", sum, "", "C[i][j] -= alpha * t;"),
+            vec![
+                "C[i][j] = C[i][j] - alpha * (x[i]);",
+                "C[i][j] -= (alpha * (A[i][k] * B[k][j]));",
+            ],
+        ),
+        // Terms around it, the sum subtracted, its updates too.
+        (
+            dot(
+                "t = 0.0;",
+                "t -= A[i][k] * B[k][j];",
+                "",
+                "C[i][j] = x[j] - (t) + C[i][j];",
+            ),
+            vec![
+                "C[i][j] = x[j] + C[i][j];",
+                "C[i][j] += (A[i][k] * B[k][j]);",
+            ],
+        ),
+    ];
+    for (body, expected) in &added {
+        let read = kernel("  double t;", body);
+        assert_eq!(codes(&read), *expected, "{body}");
+        assert!(read.private_scalars.is_empty(), "{body}");
+        let update = read.in_place[0].updates[0];
+        assert!(read.reduction(update).is_some(), "{body}");
+    }
+
     // Two sums into one scalar, one of them subtracted.
     let two = "  for (i = 0; i < n; i++) {\n    t = 0.0;\n    for (j = 0; j < n; j++)\n      t += A[i][j] * x[j];\n    for (j = 0; j < n; j++)\n      t -= B[j][i] * x[j];\n    y[i] = t;\n  }";
     assert_eq!(
@@ -86,8 +135,20 @@ fn a_sum_that_cannot_move_to_its_element_stays_in_its_scalar() {
             "  for (i = 0; i < n; i++) {\n    t = 0.0;\n    for (j = 0; j < n; j++)\n      t += A[i][j];\n    F[i] = t;\n  }".to_string(),
             "float element",
         ),
-        // The store reads the element (symm).
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = 0.5 * C[i][j] + t;"), "store reads the element"),
+        // The store reads the sum twice.
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = 0.5 * C[i][j] + t * t;"), "store reads the sum twice"),
+        // Added to the element: a coefficient written in the loop (it
+        // would be read at each update instead of once)...
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "x[j] = 2.0;", "C[i][j] += x[j] * t;"), "coefficient written"),
+        // ...other terms written between the first and the store (they
+        // would be read at the first)...
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "x[i] = 2.0;", "C[i][j] += x[i] + t;"), "rest written"),
+        // ...a product, not a sum...
+        ("  double t;", dot("t = 1.0;", "t *= A[i][k];", "", "C[i][j] += t;"), "product"),
+        // ...the sum divided, or scaled by the element (symm's store
+        // reading the element besides rounds the same; this one does not).
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] += t / 2.0;"), "divided"),
+        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = C[i][j] * t;"), "scaled by the element"),
         // The first assignment reads it.
         ("  double t;", dot("t = C[i][j];", "t += A[i][k] * B[k][j];", "", "C[i][j] = t;"), "init reads the element"),
         // The store reads the scalar twice.
@@ -121,17 +182,29 @@ fn a_sum_that_cannot_move_to_its_element_stays_in_its_scalar() {
 
 #[test]
 fn candidates_of_a_sum_accumulated_in_place_print_the_original_arrays() {
+    // The sum stored alone, and added to the scaled element (gemm).
+    let gemm = DOT.replace("C[i][j] = s;", "C[i][j] = 0.5 * C[i][j] + 1.5 * s;");
+    for (name, body) in [("dot", DOT.to_string()), ("gemm", gemm)] {
+        candidates_print_the_original_arrays(name, &body);
+    }
+}
+
+/// Candidates of `body` (a product `C = A * B` of 37 x 37 matrices
+/// summed in `s`) run in the interpreter and compiled, printing what the
+/// user's source prints. The values are multiples of 1/8 and their sums
+/// stay exact: any order of the terms prints the same digits.
+fn candidates_print_the_original_arrays(name: &str, body: &str) {
     let source = format!(
-        "#include <stdio.h>\n#define N 37\nstatic double A[N][N], B[N][N], C[N][N];\nstatic void kernel(void) {{\n  int i, j, k;\n#pragma scop\n{}\n#pragma endscop\n}}\nint main(void) {{\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++) {{\n      A[i][j] = (double)((i * (j + 3) + 1) % N) / N;\n      B[i][j] = (double)((i + 2 * j + 5) % N) / N;\n      C[i][j] = (double)(i - j) / N;\n    }}\n  kernel();\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n      fprintf(stderr, \"%.17g\\n\", C[i][j]);\n  return 0;\n}}\n",
-        DOT.replace("< n", "< N")
+        "#include <stdio.h>\n#define N 37\nstatic double A[N][N], B[N][N], C[N][N];\nstatic void kernel(void) {{\n  int i, j, k;\n#pragma scop\n{}\n#pragma endscop\n}}\nint main(void) {{\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++) {{\n      A[i][j] = (double)((i * (j + 3) + 1) % N) / 8;\n      B[i][j] = (double)((i + 2 * j + 5) % N) / 8;\n      C[i][j] = (double)(i - j) / 4;\n    }}\n  kernel();\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n      fprintf(stderr, \"%.17g\\n\", C[i][j]);\n  return 0;\n}}\n",
+        body.replace("< n", "< N")
     );
-    let kernel = read_kernel("dot.c", &source).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(kernel.in_place.len(), 1);
+    let kernel = read_kernel(&format!("{name}.c"), &source).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernel.in_place.len(), 1, "{name}");
     let host = KernelHost::new(kernel.clone());
     let unchanged = named(&host, &[]).expect("the original program");
     let params = values(&kernel, &[("N", 37)]);
     // The user's own source prints the reference arrays.
-    let original = Original::new(TEST, "dot", &kernel, &unchanged, &params);
+    let original = Original::new(TEST, name, &kernel, &unchanged, &params);
     let cases: [&[&str]; 4] = [
         // The original program: one accumulator along `k`, as the source.
         &[],
@@ -151,14 +224,14 @@ fn candidates_of_a_sum_accumulated_in_place_print_the_original_arrays() {
     for fixes in cases {
         let case = fixes.join(", ");
         let schedule = named(&host, fixes).unwrap_or_else(|e| panic!("{case}: {e}"));
-        let code = original.check_explicit(TEST, ("dot", &case), &kernel, &schedule, &params);
+        let code = original.check_explicit(TEST, (name, &case), &kernel, &schedule, &params);
         if fixes.is_empty() {
             let outline = schedule.outline(&kernel);
             assert!(
                 outline
                     .lines()
                     .any(|l| l.contains("for k") && l.contains("accumulat")),
-                "the original program does not accumulate along `k`:\n{outline}\n{code}"
+                "{name}: the original program does not accumulate along `k`:\n{outline}\n{code}"
             );
         }
         let declined = directive_code(&kernel, &schedule, &[])

@@ -39,10 +39,10 @@ fn private(kernel: &Kernel) -> Vec<(String, String)> {
         .collect()
 }
 
-/// symm's form: the store reads the element too, so the sum stays in the
-/// scalar (a store of the sum alone accumulates in the element instead,
+/// The store reads the sum twice, so the sum stays in the scalar (a
+/// store that reads it once accumulates in the element instead,
 /// `tests/in_place.rs`).
-const DOT_BODY: &str = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      t = 0.0;\n      for (k = 0; k < n; k++)\n        t += A[i][k] * B[k][j];\n      C[i][j] = 0.5 * C[i][j] + t;\n    }";
+const DOT_BODY: &str = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      t = 0.0;\n      for (k = 0; k < n; k++)\n        t += A[i][k] * B[k][j];\n      C[i][j] = 0.5 * C[i][j] + t * t;\n    }";
 
 #[test]
 fn a_temporary_assigned_first_in_each_iteration_is_private_to_that_loop() {
@@ -53,7 +53,7 @@ fn a_temporary_assigned_first_in_each_iteration_is_private_to_that_loop() {
         private(&kernel(DOT_BODY, "  double t;", "")),
         pair("t", "j")
     );
-    let block = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      double s = 0.0;\n      for (k = 0; k < n; k++)\n        s += A[i][k] * B[k][j];\n      C[i][j] += s;\n    }";
+    let block = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      double s = 0.0;\n      for (k = 0; k < n; k++)\n        s += A[i][k] * B[k][j];\n      C[i][j] += s * s;\n    }";
     assert_eq!(private(&kernel(block, "", "")), pair("s", "j"));
     let top = "  double u;\n  for (i = 0; i < n; i++) {\n    u = x[i] * 2.0;\n    for (j = 0; j < n; j++)\n      C[i][j] = u * A[i][j];\n  }";
     assert_eq!(private(&kernel(top, "", "")), pair("u", "i"));
@@ -144,7 +144,7 @@ fn program(declarations: &str, body: &str) -> String {
 
 #[test]
 fn parallel_loops_around_a_private_scalar_compute_the_original_arrays() {
-    let symm_like = "  for (i = 0; i < N; i++)\n    for (j = 0; j < N; j++) {\n      t = 0.0;\n      for (k = 0; k < i; k++)\n        t += B[k][j] * A[i][k];\n      C[i][j] = 0.5 * C[i][j] + t;\n    }";
+    let symm_like = "  for (i = 0; i < N; i++)\n    for (j = 0; j < N; j++) {\n      t = 0.0;\n      for (k = 0; k < i; k++)\n        t += B[k][j] * A[i][k];\n      C[i][j] = 0.5 * C[i][j] + t * t;\n    }";
     let block_local = "  for (i = 0; i < N; i++)\n    for (j = 0; j < N; j++) {\n      double s = C[i][j];\n      for (k = 0; k < N; k++)\n        s += A[i][k] * B[k][j];\n      C[i][j] = s;\n    }";
     let two_nests = "  for (i = 0; i < N; i++) {\n    t = 0.0;\n    for (j = 0; j < N; j++)\n      t += A[i][j];\n    C[i][0] = t;\n  }\n  for (i = 0; i < N; i++) {\n    t = C[i][1];\n    for (j = 0; j < N; j++)\n      t += B[j][i] * t;\n    C[i][1] = t;\n  }";
     let cases: [(&str, &str, &str, &[&str], &str); 5] = [

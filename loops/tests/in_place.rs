@@ -28,6 +28,15 @@ fn codes(kernel: &Kernel) -> Vec<&str> {
     kernel.statements.iter().map(|s| s.code.as_str()).collect()
 }
 
+/// `C = A * B` summed in `t`: `init`, the sum's `update` in the `k` loop,
+/// a statement `between` that loop and the `store`.
+fn dot(init: &str, update: &str, between: &str, store: &str) -> String {
+    format!("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {{\n      {init}\n      for (k = 0; k < n; k++)\n        {update}\n      {between}\n      {store}\n    }}")
+}
+
+/// The usual update of [`dot`].
+const SUM: &str = "t += A[i][k] * B[k][j];";
+
 const DOT: &str = "  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {\n      double s = 0.0;\n      for (k = 0; k < n; k++)\n        s += A[i][k] * B[k][j];\n      C[i][j] = s;\n    }";
 
 #[test]
@@ -64,13 +73,9 @@ fn a_sum_stored_alone_accumulates_in_its_element() {
 
     // Added to the element, scaled (gemm written with a temporary): the
     // element is scaled first, the sum's terms added to it.
-    let dot = |init: &str, update: &str, between: &str, store: &str| {
-        format!("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {{\n      {init}\n      for (k = 0; k < n; k++)\n        {update}\n      {between}\n      {store}\n    }}")
-    };
-    let sum = "t += A[i][k] * B[k][j];";
     let added = [
         (
-            dot("t = 0.0;", sum, "", "C[i][j] = 0.5 * C[i][j] + alpha * t;"),
+            dot("t = 0.0;", SUM, "", "C[i][j] = 0.5 * C[i][j] + alpha * t;"),
             vec![
                 "C[i][j] = 0.5 * C[i][j];",
                 "C[i][j] += (alpha * (A[i][k] * B[k][j]));",
@@ -78,12 +83,12 @@ fn a_sum_stored_alone_accumulates_in_its_element() {
         ),
         // `+=` of a sum that starts at zero: the first goes.
         (
-            dot("t = 0.0;", sum, "", "C[i][j] += t;"),
+            dot("t = 0.0;", SUM, "", "C[i][j] += t;"),
             vec!["C[i][j] += (A[i][k] * B[k][j]);"],
         ),
         // Subtracted, from a start that is not zero.
         (
-            dot("t = x[i];", sum, "", "C[i][j] -= alpha * t;"),
+            dot("t = x[i];", SUM, "", "C[i][j] -= alpha * t;"),
             vec![
                 "C[i][j] = C[i][j] - alpha * (x[i]);",
                 "C[i][j] -= (alpha * (A[i][k] * B[k][j]));",
@@ -125,45 +130,38 @@ fn a_sum_stored_alone_accumulates_in_its_element() {
 
 #[test]
 fn a_sum_that_cannot_move_to_its_element_stays_in_its_scalar() {
-    let dot = |init: &str, update: &str, between: &str, store: &str| {
-        format!("  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {{\n      {init}\n      for (k = 0; k < n; k++)\n        {update}\n      {between}\n      {store}\n    }}")
-    };
+    let refused = |store: &str| dot("t = 0.0;", SUM, "", store);
     let cases = [
         // Another type: a `float` element would round each partial sum.
         (
-            "  double t;",
             "  for (i = 0; i < n; i++) {\n    t = 0.0;\n    for (j = 0; j < n; j++)\n      t += A[i][j];\n    F[i] = t;\n  }".to_string(),
             "float element",
         ),
-        // The store reads the sum twice.
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = 0.5 * C[i][j] + t * t;"), "store reads the sum twice"),
+        (refused("C[i][j] = 0.5 * C[i][j] + t * t;"), "store reads the sum twice"),
         // Added to the element: a coefficient written in the loop (it
         // would be read at each update instead of once)...
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "x[j] = 2.0;", "C[i][j] += x[j] * t;"), "coefficient written"),
+        (dot("t = 0.0;", SUM, "x[j] = 2.0;", "C[i][j] += x[j] * t;"), "coefficient written"),
         // ...other terms written between the first and the store (they
         // would be read at the first)...
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "x[i] = 2.0;", "C[i][j] += x[i] + t;"), "rest written"),
+        (dot("t = 0.0;", SUM, "x[i] = 2.0;", "C[i][j] += x[i] + t;"), "rest written"),
         // ...a product, not a sum...
-        ("  double t;", dot("t = 1.0;", "t *= A[i][k];", "", "C[i][j] += t;"), "product"),
-        // ...the sum divided, or scaled by the element (symm's store
-        // reading the element besides rounds the same; this one does not).
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] += t / 2.0;"), "divided"),
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = C[i][j] * t;"), "scaled by the element"),
-        // The first assignment reads it.
-        ("  double t;", dot("t = C[i][j];", "t += A[i][k] * B[k][j];", "", "C[i][j] = t;"), "init reads the element"),
-        // The store reads the scalar twice.
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = t * t;"), "two reads"),
+        (dot("t = 1.0;", "t *= A[i][k];", "", "C[i][j] += t;"), "product"),
+        // ...the sum divided, or multiplied by the element.
+        (refused("C[i][j] += t / 2.0;"), "divided"),
+        (refused("C[i][j] = C[i][j] * t;"), "multiplied by the element"),
+        // The first assignment reads the element.
+        (dot("t = C[i][j];", SUM, "", "C[i][j] = t;"), "init reads the element"),
+        (refused("C[i][j] = t * t;"), "two reads"),
         // Another statement touches the array meanwhile.
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "C[i][0] = 1.0;", "C[i][j] = t;"), "array touched"),
+        (dot("t = 0.0;", SUM, "C[i][0] = 1.0;", "C[i][j] = t;"), "array touched"),
         // An update reads the element's array.
-        ("  double t;", dot("t = 0.0;", "t += C[k][j];", "", "C[i][j] = t;"), "update reads the array"),
-        // The store runs under a condition.
-        ("  double t;", dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "if (i < j) C[i][j] = t;"), "conditional store"),
+        (dot("t = 0.0;", "t += C[k][j];", "", "C[i][j] = t;"), "update reads the array"),
+        (refused("if (i < j) C[i][j] = t;"), "conditional store"),
         // No sum: a temporary.
-        ("  double t;", dot("t = A[i][j] * 2.0;", "x[k] = t;", "", "C[i][j] = t;"), "no update"),
+        (dot("t = A[i][j] * 2.0;", "x[k] = t;", "", "C[i][j] = t;"), "no update"),
     ];
-    for (declarations, body, case) in &cases {
-        let read = kernel(declarations, body);
+    for (body, case) in &cases {
+        let read = kernel("  double t;", body);
         assert!(read.in_place.is_empty(), "{case}: {:?}", codes(&read));
         assert!(
             read.statements.iter().any(|s| s.write.name == "t"),
@@ -174,7 +172,7 @@ fn a_sum_that_cannot_move_to_its_element_stays_in_its_scalar() {
     // Read after the nest, the scalar is not private: it stays.
     let source = format!(
         "#define N 64\nstatic double A[N][N], B[N][N], C[N][N], x[N];\nvoid kernel(int n) {{\n  int i, j, k;\n  double t;\n#pragma scop\n{}\n#pragma endscop\n  x[0] = t;\n}}\n",
-        dot("t = 0.0;", "t += A[i][k] * B[k][j];", "", "C[i][j] = t;")
+        dot("t = 0.0;", SUM, "", "C[i][j] = t;")
     );
     let read = read_kernel("kernel.c", &source).expect("reads");
     assert!(read.in_place.is_empty(), "{:?}", codes(&read));

@@ -300,7 +300,8 @@ fn added<'a>(kernel: &'a Kernel, scalar: &str, store: usize) -> Option<(&'a str,
     });
     let rest = match terms.as_slice() {
         [(false, only)] if only.trim() == target_text => None,
-        [] => Some("0".to_string()),
+        // `T = c * s` alone is the other form, unless `c` reads `T`.
+        [] => return None,
         _ => Some(joined_terms(&terms)),
     };
     if [&rest, &coefficient]
@@ -350,11 +351,11 @@ fn apply(kernel: &mut Kernel, scalar: &str, plan: &Plan) {
         StoreForm::Value(_) => format!("{text} = {};", plan.init),
         StoreForm::Added(added) => {
             let sign = if added.negated { "-" } else { "+" };
-            let rest = added.rest.as_deref().unwrap_or(text);
-            if rest == text {
+            if added.rest.is_none() {
                 // Reads the element: its old value stays in the sum.
                 first.reads.push(target.clone());
             }
+            let rest = added.rest.as_deref().unwrap_or(text);
             first.reads.extend(added.rest_reads.iter().cloned());
             if is_zero(&plan.init) {
                 format!("{text} = {rest};")

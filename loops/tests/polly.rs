@@ -84,6 +84,38 @@ fn an_interchange_puts_the_inner_loop_outside() {
 }
 
 #[test]
+fn a_nest_picked_in_a_function_matches_only_that_function_s_regions() {
+    let source = "double A[64][64], B[64][64];\nvoid init(void) {\n  for (int i = 0; i < 64; i++)\n    for (int j = 0; j < 64; j++)\n      B[i][j] = 1.0;\n}\nvoid work(void) {\n  for (int i = 0; i < 64; i++)\n    for (int j = 0; j < 64; j++)\n      A[i][j] = B[j][i] + 1.0;\n}\n";
+    let nest = commute_loops::frontend::read_nest("two.c", source, Some("work")).expect("reads");
+    let host = KernelHost::new(nest);
+    let root = Candidate::new_explained(Backbone(host.clone())).expect("a root");
+    let interchange = |file| {
+        jscop_file(
+            file,
+            &[("Stmt0", 2, "{ Stmt0[i0, i1] -> [i1, i0] }", "MemRef_A")],
+        )
+    };
+    // The initialization's region, alike in shape, is another function's.
+    let other = translate(
+        &host,
+        &root,
+        &[interchange("init___%for.cond---%for.end.jscop")],
+    );
+    assert!(other.regions.is_empty());
+    assert_eq!(
+        other.untranslated,
+        ["no region Polly optimized matches the nest's statements"]
+    );
+    let own = translate(
+        &host,
+        &root,
+        &[interchange("work___%for.cond---%for.end.jscop")],
+    );
+    assert_eq!(own.regions, ["work___%for.cond---%for.end.jscop"]);
+    assert!(start_outline(&host, &own).trim_start().starts_with("for j"));
+}
+
+#[test]
 fn tiles_take_polly_s_sizes() {
     let (host, root) = kernel(
         "for (i = 0; i < 64; i++)\n  for (j = 0; j < 64; j++)\n    A[i][j] = A[i][j] * 2.0 + B[i][j];",

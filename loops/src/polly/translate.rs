@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use commute_runtime::{Action, DeadEnd, Domain, InstanceId};
 
 use super::schedule::{PollyRegion, PollyStatement, ScheduleDim};
-use crate::frontend::{Kernel, StatementId};
+use crate::frontend::{Kernel, RegionKind, StatementId};
 use crate::space::complete::{complete_with_original, replayed_dead_end};
 use crate::space::host::{Dimension, KernelHost, Part};
 use crate::space::names::Names;
@@ -105,7 +105,19 @@ pub fn translate(host: &KernelHost, root: &LoopCandidate, regions: &[PollyRegion
         candidate: root.unexplained_copy(),
         chains: Vec::new(),
     };
-    let chosen = choose_regions(kernel, &nest, regions, &mut translation.untranslated);
+    // Polly names each file after its function (`kernel_gemm___%entry...`):
+    // a nest picked in a function matches only that function's regions,
+    // not one alike in another file of the program (a loop initializing
+    // an array).
+    let own: Vec<PollyRegion> = match &kernel.region_kind {
+        RegionKind::Nest { function } => regions
+            .iter()
+            .filter(|r| r.file.starts_with(&format!("{function}___")))
+            .cloned()
+            .collect(),
+        RegionKind::Scop => regions.to_vec(),
+    };
+    let chosen = choose_regions(kernel, &nest, &own, &mut translation.untranslated);
     if chosen.is_empty() {
         return translation;
     }

@@ -267,6 +267,20 @@ fn print(kernel: &Kernel) {
                     first.display(kernel)
                 )
             }
+            Direction::Strided { first, step } => {
+                let first = match first.display(kernel) {
+                    zero if zero == "0" && *step > 0 => String::new(),
+                    first => format!("{first} {} ", if *step < 0 { "-" } else { "+" }),
+                };
+                format!(
+                    "{} = {first}{}*{}, {} in [0, {})",
+                    l.iterator,
+                    step.unsigned_abs(),
+                    l.counter_name(),
+                    l.counter_name(),
+                    l.upper.display(kernel)
+                )
+            }
         };
         say!(
             "  L{index} {}for {range}  (line {line})",

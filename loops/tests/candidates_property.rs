@@ -1,5 +1,6 @@
 //! The loop space never changes a program's result: small random affine
-//! loop nests (loops counting down, statements under affine conditions,
+//! loop nests (loops counting down or stepping by more than one,
+//! statements under affine conditions,
 //! conditional expressions among them) are generated as C, every fully
 //! decided candidate of their space is enumerated, and the reference
 //! interpreter runs each loop tree: the memory must equal the original
@@ -7,7 +8,9 @@
 //! run outside its domain.
 
 use commute_loops::emit::interpret::{run, Element, Memory, RunError};
-use commute_loops::frontend::{read_kernel, Affine, Kernel, LoopId, StatementId, Variable};
+use commute_loops::frontend::{
+    read_kernel, Affine, Direction, Kernel, LoopId, StatementId, Variable,
+};
 use commute_loops::lowering::reductions::{block, reduced};
 use commute_loops::lowering::schedule::{Kind, Node, Part, Schedule, TreeLoop};
 use commute_loops::space::host::KernelHost;
@@ -42,6 +45,7 @@ const STYLE: Style = Style {
     repeat_bounds: 0.4,
     more: 0.5,
     down: 0.25,
+    strided: 0.15,
     guard: 0.3,
     conditional: 0.15,
     head: "double A[12][12], B[12][12], C[12][12], s;\nvoid kernel(void) {\n  int i, j, k, l;",
@@ -134,8 +138,8 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
     // of two statements merged skewed.
     let mut features = [0usize; 22];
     // Nests with loops counting down, statements under conditions,
-    // conditional expressions.
-    let mut constructs = [0usize; 3];
+    // conditional expressions, loops stepping by more than one.
+    let mut constructs = [0usize; 4];
     for seed in 0..cases {
         let source = random_nests::program(&STYLE, seed);
         let kernel = match read_kernel("random.c", &source) {
@@ -157,6 +161,12 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         constructs[0] += usize::from(kernel.loops.iter().any(|l| l.is_down()));
         constructs[1] += usize::from(kernel.statements.iter().any(|s| !s.guards.is_empty()));
         constructs[2] += usize::from(source.contains(" ? "));
+        constructs[3] += usize::from(
+            kernel
+                .loops
+                .iter()
+                .any(|l| matches!(l.direction, Direction::Strided { .. })),
+        );
         let host = KernelHost::new(kernel.clone());
         let enumeration = enumerate(&root(&host), &[], per_nest);
         assert!(
@@ -282,7 +292,7 @@ fn every_candidate_of_random_nests_computes_the_original_memory() {
         features.iter().all(|&f| f > 0),
         "every kind of transformation is exercised: {features:?}"
     );
-    eprintln!("nests with loops counting down, guarded statements, conditional expressions: {constructs:?}");
+    eprintln!("nests with loops counting down, guarded statements, conditional expressions, loops stepping by more than one: {constructs:?}");
     assert!(constructs.iter().all(|&c| c > 0), "{constructs:?}");
 }
 

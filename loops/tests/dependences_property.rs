@@ -30,6 +30,7 @@ const STYLE: Style = Style {
     repeat_bounds: 0.4,
     more: 0.6,
     down: 0.3,
+    strided: 0.15,
     guard: 0.35,
     conditional: 0.15,
     head: "double A[20][20], B[20][20], s;\nvoid kernel(int n) {\n  int i, j, k;",

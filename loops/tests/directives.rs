@@ -1028,9 +1028,9 @@ int main(void) {
 }
 
 /// Candidates of a kernel with every construct of real code (loops
-/// counting down, `if` statements around statements and around a loop,
-/// declarations, chained assignments) written with directives: the `for`
-/// inside an `if` starts a band of its own.
+/// counting down or stepping by 2, `if` statements around statements and
+/// around a loop, declarations, chained assignments) written with
+/// directives: the `for` inside an `if` starts a band of its own.
 #[test]
 fn directives_on_a_kernel_with_every_construct_compute_the_original_arrays() {
     let Some(clang) = require_clang() else {
@@ -1048,13 +1048,18 @@ fn directives_on_a_kernel_with_every_construct_compute_the_original_arrays() {
     let kernel = host.kernel();
     let dir = scratch("constructs");
     let reference = dump(&clang, &dir, "reference", &reference_code(kernel));
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (
             &["dim_kind(k) = PARALLEL"],
             "#pragma omp parallel for private(k)",
         ),
         (&["tile_size(k) = 4"], "#pragma omp tile sizes(4)"),
         (&["dim_kind(k) = REVERSED"], "#pragma omp reverse"),
+        // The loop stepping by 2, and the one bounded by `n / 2`.
+        (
+            &["tile_size(l) = 2", "tile_size(l#2) = 4"],
+            "#pragma omp tile sizes(4)",
+        ),
     ];
     for (n, (fixes, expected)) in cases.into_iter().enumerate() {
         let schedule = named(&host, fixes);

@@ -109,8 +109,8 @@ fn unsupported_constructs_are_named_with_their_place() {
             "kernel.c:8:5: function call",
         ),
         (
-            "  for (i = 0; i < n; i += 2)\n    A[i][0] = 1.0;",
-            "loop increment: `i += 2`: only steps of 1",
+            "  for (i = 0; i < n; i += n)\n    A[i][0] = 1.0;",
+            "loop increment: `i += n`: only steps by an integer constant",
         ),
         (
             "  for (i = n; i > 0; i++)\n    A[i][0] = 1.0;",
@@ -133,8 +133,8 @@ fn unsupported_constructs_are_named_with_their_place() {
             "kernel.c:8:5: pointer dereference",
         ),
         (
-            "  for (i = 0; i < n; i++)\n    A[i][0]++;",
-            "increment statement",
+            "  for (i = 0; i < n; i++)\n    A[i][0] = B[i][0]++;",
+            "kernel.c:8:15: increment inside an expression",
         ),
         (
             "  for (i = 0; i < n; i++)\n    i = 3;",

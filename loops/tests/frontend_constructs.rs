@@ -1,11 +1,13 @@
 //! How the front-end reads the constructs of real kernels: `if`
 //! statements (affine conditions in the domain, tests of values kept as
-//! code), loops counting down, conditional expressions, chained
+//! code), loops counting down or stepping by a constant, quotients of
+//! symbolic constants, increments, integer scalars with known values,
+//! conditional expressions, chained
 //! assignments, straight-line code, scalar declarations, linearized
 //! subscripts over pointers, and nests of files without `#pragma scop`.
 
 use commute_loops::frontend::{
-    list_nests, read_kernel, read_nest, Direction, Kernel, RegionKind, Variable,
+    list_nests, read_kernel, read_nest, Combiner, Direction, Kernel, RegionKind, Variable,
 };
 
 fn wrap(body: &str) -> String {
@@ -28,6 +30,20 @@ fn guards(kernel: &Kernel) -> Vec<Vec<String>> {
         .statements
         .iter()
         .map(|s| s.guards.iter().map(|g| g.display(kernel)).collect())
+        .collect()
+}
+
+/// Each statement's update: its combiner, whether it subtracts, its
+/// operand.
+fn updates(kernel: &Kernel) -> Vec<Option<(Combiner, bool, &str)>> {
+    kernel
+        .statements
+        .iter()
+        .map(|s| {
+            s.update
+                .as_ref()
+                .map(|u| (u.combiner, u.negated, u.operand.as_str()))
+        })
         .collect()
 }
 
@@ -154,6 +170,167 @@ fn loops_counting_down_are_counters_counting_up() {
     let counter = Variable::Iterator(commute_loops::frontend::LoopId(0));
     assert_eq!(write.subscripts[0].coefficient(counter), -1);
     assert_eq!(write.subscripts[0].display(&kernel), "i");
+}
+
+#[test]
+fn loops_stepping_by_a_constant_are_counters_of_their_steps() {
+    let kernel = read("  for (i = 1; i < n; i += 2)\n    for (j = 0; j < 10; j = j + 3)\n      A[i][j] = B[i - 1][j];\n  for (k = n - 1; k >= 0; k -= 4)\n    x[k] = y[k];");
+    let [i, j, k] = &kernel.loops[..] else {
+        panic!("three loops")
+    };
+    assert!(matches!(i.direction, Direction::Strided { step: 2, .. }));
+    // `ceil((n - 1) / 2)` steps: a symbolic constant of its own, named as
+    // the division would be written in C.
+    assert_eq!(i.upper.display(&kernel), "(n/2)");
+    assert_eq!(kernel.params, ["n", "(n/2)", "((n+3)/4)"]);
+    // 0, 3, 6, 9: four steps, a constant.
+    assert_eq!(j.upper.as_constant(), Some(4));
+    let Direction::Strided { first, step: -4 } = &k.direction else {
+        panic!("k steps down by 4")
+    };
+    assert_eq!(first.display(&kernel), "n - 1");
+    assert_eq!(k.upper.display(&kernel), "((n+3)/4)");
+    // Subscripts read the counters: A[1 + 2 i'][3 j'], B[2 i'][3 j'].
+    let statement = &kernel.statements[0];
+    let [row, column] = &statement.write.subscripts[..] else {
+        panic!("two subscripts")
+    };
+    assert_eq!(
+        (row.display(&kernel), column.display(&kernel)),
+        ("2*i' + 1".to_string(), "3*j'".to_string())
+    );
+    assert_eq!(statement.reads[0].subscripts[0].display(&kernel), "2*i'");
+    assert_eq!(
+        kernel.statements[1].write.subscripts[0].display(&kernel),
+        "-4*k' + n - 1"
+    );
+    // Steps whose count depends on an enclosing loop, or that are not
+    // constants, are refused.
+    assert!(
+        error("  for (i = 0; i < n; i++)\n    for (j = i; j < n; j += 2)\n      A[i][j] = 0.0;")
+            .contains("loop bound: a loop stepping by 2 must run a number of iterations that no enclosing loop changes"),
+    );
+    assert!(error("  for (i = 0; i < n; i += k)\n    x[i] = 0.0;")
+        .contains("loop increment: `i += k`: only steps by an integer constant"));
+    assert!(error("  for (i = 0; i < n; i -= 2)\n    x[i] = 0.0;").contains("goes the other way"));
+}
+
+#[test]
+fn quotients_of_symbolic_constants_are_symbolic_constants() {
+    let kernel = read("  for (i = 0; i < n / 2; i++)\n    x[i + n/2] = x[i] + y[(n + 1) % 4];");
+    assert_eq!(kernel.params, ["(n/2)", "((n+1)%4)"]);
+    assert_eq!(kernel.loops[0].upper.display(&kernel), "(n/2)");
+    assert_eq!(
+        kernel.statements[0].write.subscripts[0].display(&kernel),
+        "i + (n/2)"
+    );
+    // A quotient of what the nest changes is no constant.
+    assert!(error("  for (i = 0; i < n; i++)\n    x[i/2] = 0.0;")
+        .contains("`i/2` is not affine: operator `/` of the loop iterator `i`"));
+    assert!(
+        error("  for (i = 0; i < n; i++) {\n    k = i;\n    x[n/k] = 0.0;\n  }")
+            .contains("`n/k` is not affine: operator `/` of `k`, which the loop nest assigns")
+    );
+}
+
+#[test]
+fn integer_scalars_assigned_an_affine_value_are_read_as_it() {
+    let kernel = read("  for (i = 0; i < n - 1; i++) {\n    k = i + 1;\n    x[i] = x[k] + k;\n    for (j = 0; j < k; j++) {\n      int at = k * 64 + j;\n      y[at - 64] += A[i][j];\n    }\n  }");
+    let subscripts: Vec<String> = kernel
+        .statements
+        .iter()
+        .flat_map(|s| std::iter::once(&s.write).chain(&s.reads))
+        .filter(|a| !a.subscripts.is_empty())
+        .map(|a| {
+            format!(
+                "{}[{}]",
+                a.name,
+                a.subscripts
+                    .iter()
+                    .map(|x| x.display(&kernel))
+                    .collect::<Vec<_>>()
+                    .join("][")
+            )
+        })
+        .collect();
+    assert_eq!(
+        subscripts,
+        ["x[i]", "x[i + 1]", "y[64*i + j]", "y[64*i + j]", "A[i][j]"]
+    );
+    assert_eq!(
+        codes(&kernel),
+        [
+            "k = i + 1;",
+            "x[i] = x[(i + 1)] + (i + 1);",
+            "at = (i + 1) * 64 + j;",
+            "y[((i + 1) * 64 + j) - 64] += A[i][j];"
+        ]
+    );
+    // The statements that read the value read no scalar: only its own
+    // assignment writes it.
+    assert!(kernel.statements[1].reads.iter().all(|r| r.name != "k"));
+    // Not known: a value assigned under a condition, or past the block
+    // that assigned it, or of a scalar that is no integer.
+    assert!(
+        error("  for (i = 0; i < n; i++) {\n    if (i > 2) k = i;\n    x[k] = 0.0;\n  }")
+            .contains("assignment to a symbolic constant: `k`")
+    );
+    assert!(error("  for (i = 0; i < n; i++) {\n    for (j = 0; j < n; j++)\n      k = j;\n    x[k] = 0.0;\n  }")
+        .contains("assignment to a symbolic constant: `k`"));
+    assert!(
+        error("  for (i = 0; i < n; i++) {\n    s = i;\n    x[(int)s] = 0.0;\n  }")
+            .contains("array subscript")
+    );
+}
+
+#[test]
+fn a_value_kept_when_larger_or_smaller_is_an_extremum_update() {
+    let kernel = read("  for (i = 0; i < n; i++) {\n    if (x[i] > s) s = x[i];\n    if ((y[i]) <= s) { s = y[i]; }\n    if (s < A[i][0]) s = A[i][0];\n  }");
+    assert_eq!(
+        updates(&kernel),
+        [
+            Some((Combiner::Max, false, "x[i]")),
+            Some((Combiner::Min, false, "y[i]")),
+            Some((Combiner::Max, false, "A[i][0]")),
+        ]
+    );
+    // Each reads the target once (the test and the assignment are one
+    // read), so it is a reduction.
+    assert!((0..3).all(|s| kernel
+        .reduction(commute_loops::frontend::StatementId(s))
+        .is_some()));
+    // Not an extremum: another value assigned, an `else`, another
+    // operator.
+    for body in [
+        "  for (i = 0; i < n; i++)\n    if (x[i] > s) s = y[i];",
+        "  for (i = 0; i < n; i++)\n    if (x[i] > s) s = x[i]; else s = 0.0;",
+        "  for (i = 0; i < n; i++)\n    if (x[i] > s) s += x[i];",
+        "  for (i = 0; i < n; i++)\n    if (x[i] != s) s = x[i];",
+    ] {
+        assert!(
+            read(body).statements.iter().all(|s| s.update.is_none()),
+            "{body}"
+        );
+    }
+}
+
+#[test]
+fn increments_and_sums_of_several_terms_are_updates() {
+    let kernel = read("  for (i = 0; i < n; i++) {\n    s = s + A[i][0] * B[i][0] - x[i] + y[i];\n    x[i]++;\n    --y[i];\n  }");
+    assert_eq!(
+        updates(&kernel),
+        [
+            Some((Combiner::Sum, false, "A[i][0] * B[i][0] - x[i] + y[i]")),
+            Some((Combiner::Sum, false, "1")),
+            Some((Combiner::Sum, true, "1")),
+        ]
+    );
+    assert_eq!(codes(&kernel)[1..], ["x[i]++;", "--y[i];"]);
+    // The sum must be the whole right-hand side, its target added once.
+    let whole = read("  for (i = 0; i < n; i++)\n    s = s + x[i] > 0 ? s : y[i];");
+    assert!(whole.statements[0].update.is_none());
+    let subtracted = read("  for (i = 0; i < n; i++)\n    s = x[i] - s + y[i];");
+    assert!(subtracted.statements[0].update.is_none());
 }
 
 #[test]

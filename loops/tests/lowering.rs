@@ -96,6 +96,19 @@ fn lower(host: &KernelHost, candidate: &Candidate<Backbone<KernelHost>>) -> (Sch
     (schedule, code)
 }
 
+/// The candidate with `fixes` (by name) and the original program's other
+/// decisions, lowered.
+fn lower_fixed(host: &KernelHost, fixes: &[&str]) -> (Schedule, String) {
+    use commute_loops::space::complete::complete_with_original;
+    use commute_loops::space::names::apply_named_fixes;
+    let mut candidate = root(host);
+    let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
+    apply_named_fixes(host, &mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
+    let leaf = complete_with_original(host, &candidate.without_explanations())
+        .unwrap_or_else(|e| panic!("{e}"));
+    lower(host, &leaf)
+}
+
 #[test]
 fn the_original_candidate_lowers_to_the_original_loops() {
     for (path, source) in examples() {
@@ -516,7 +529,7 @@ fn candidates_of_a_kernel_with_every_construct_compute_the_original_arrays() {
         .unwrap_or(6)
         * 3;
     let kernel = read_kernel("constructs.c", EVERY_CONSTRUCT).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(kernel.locals.len(), 3, "scale, w and acc");
+    assert_eq!(kernel.locals.len(), 4, "scale, w, acc and r");
     let host = KernelHost::new(kernel);
     let dir = scratch("constructs");
     let reference = run(&dir, "reference", &reference_code(host.kernel()));
@@ -552,8 +565,6 @@ fn candidates_of_a_kernel_with_every_construct_compute_the_original_arrays() {
 #[test]
 fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_the_original_arrays()
 {
-    use commute_loops::space::complete::complete_with_original;
-    use commute_loops::space::names::apply_named_fixes;
     let cases: [(&str, &[&str], &[&str]); 9] = [
         (
             "abt.c",
@@ -645,12 +656,7 @@ fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_th
         let source = std::fs::read_to_string(&path).expect("example");
         let path = path.display().to_string();
         let host = KernelHost::new(read_nest(&path, &source, nest_of(&path)).expect("reads"));
-        let mut candidate = root(&host);
-        let fixes: Vec<String> = fixes.iter().map(|f| f.to_string()).collect();
-        apply_named_fixes(&host, &mut candidate, &fixes).unwrap_or_else(|e| panic!("{e}"));
-        let leaf = complete_with_original(&host, &candidate.without_explanations())
-            .unwrap_or_else(|e| panic!("{e}"));
-        let (_, code) = lower(&host, &leaf);
+        let (_, code) = lower_fixed(&host, fixes);
         for e in *expected {
             assert!(code.contains(e), "{file}: no `{e}` in\n{code}");
         }
@@ -663,6 +669,101 @@ fn reductions_collapse_dynamic_schedules_and_accumulators_compile_and_compute_th
         );
         std::fs::remove_dir_all(&dir).ok();
     }
+}
+
+/// The larger or smaller of values (`if (a > m) m = a;`) is a reduction:
+/// a column's extrema over its rows and a matrix's largest element, its
+/// loops parallel, in vector lanes and accumulated, compile with
+/// `reduction(max: ...)` and `reduction(min: ...)` clauses and private
+/// accumulators starting from the element itself, and compute the
+/// original arrays exactly.
+#[test]
+fn extrema_are_reductions_that_compile_and_compute_the_original_arrays() {
+    const EXTREMA: &str = r#"#include <stdio.h>
+#include "harness.h"
+
+static double A[N][N], hi[N], lo[N], top[1];
+
+int main(int argc, char **argv) {
+  int i, j;
+  for (i = 0; i < N; i++) {
+    hi[i] = lo[i] = 0.5;
+    for (j = 0; j < N; j++)
+      A[i][j] = (double)((i * 7 + j * 13) % 17) / 4.0 - 2.0;
+  }
+  top[0] = -100.0;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++) {
+      if (A[j][i] > hi[i])
+        hi[i] = A[j][i];
+      if (lo[i] > A[j][i]) {
+        lo[i] = A[j][i];
+      }
+      if ((A[i][j]) > top[0]) top[0] = A[i][j];
+    }
+#pragma endscop
+  harness_dump(argc, argv, "hi", hi, N);
+  harness_dump(argc, argv, "lo", lo, N);
+  harness_dump(argc, argv, "top", top, 1);
+  return 0;
+}
+"#;
+    let kernel = read_kernel("extrema.c", EXTREMA).unwrap_or_else(|e| panic!("{e}"));
+    let combiners: Vec<_> = (0..3)
+        .map(|s| {
+            kernel
+                .reduction(commute_loops::frontend::StatementId(s))
+                .map(|u| (u.combiner, u.operand.as_str()))
+        })
+        .collect();
+    use commute_loops::frontend::Combiner::{Max, Min};
+    assert_eq!(
+        combiners,
+        [
+            Some((Max, "A[j][i]")),
+            Some((Min, "A[j][i]")),
+            Some((Max, "A[i][j]"))
+        ]
+    );
+    let host = KernelHost::new(kernel);
+    let dir = scratch("extrema");
+    let reference = run(&dir, "reference", &reference_code(host.kernel()));
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["dim_kind(j) = PARALLEL"],
+            &[
+                "__typeof__(hi[0]) commute_acc0 = hi[i];",
+                "reduction(max: commute_acc0, commute_acc2) reduction(min: commute_acc1)",
+                "if (commute_acc1 < lo[i]) lo[i] = commute_acc1;",
+            ],
+        ),
+        (
+            &["dim_kind(j) = VECTOR"],
+            &["#pragma omp simd reduction(max: "],
+        ),
+        (
+            &[
+                "tile_size(j) = 4",
+                "dim_kind(j) = UNROLL",
+                "accumulate(j.tile) = YES",
+            ],
+            &["= hi[i];", "if (commute_acc"],
+        ),
+    ];
+    for (n, (fixes, expected)) in cases.iter().enumerate() {
+        let (schedule, code) = lower_fixed(&host, fixes);
+        for e in *expected {
+            assert!(code.contains(e), "{fixes:?}: no `{e}` in\n{code}");
+        }
+        let output = run(&dir, &format!("candidate{n}"), &code);
+        assert!(
+            output == reference,
+            "{fixes:?}: other arrays:\n{}\n{code}",
+            schedule.outline(host.kernel())
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Candidates that pack an operand (gemm's `B` in `k` tiles inside `j`

@@ -584,7 +584,7 @@ impl Planner<'_> {
         if tree.dynamic && tree.kind == Kind::Parallel {
             out.push_str(" schedule(dynamic)");
         }
-        for combiner in [Combiner::Sum, Combiner::Product] {
+        for combiner in Combiner::ALL {
             let names: Vec<&str> = reduced(self.kernel, tree)
                 .into_iter()
                 .filter(|&s| self.kernel.reduction(s).map(|u| u.combiner) == Some(combiner))

@@ -128,8 +128,8 @@ pub fn explicit_code(
 }
 
 /// A name per loop for its counter: the iterator's for a loop that counts
-/// up, `<iterator>_c` (unique in the file) for one that counts down, whose
-/// iterator the statements bind from it.
+/// up by one, `<iterator>_c` (unique in the file) for one that counts down
+/// or steps by more, whose iterator the statements bind from it.
 fn point_names(kernel: &Kernel) -> Vec<String> {
     let mut taken = identifiers(kernel);
     kernel
@@ -137,7 +137,7 @@ fn point_names(kernel: &Kernel) -> Vec<String> {
         .iter()
         .map(|l| match l.direction {
             Direction::Up => l.iterator.clone(),
-            Direction::Down { .. } => {
+            Direction::Down { .. } | Direction::Strided { .. } => {
                 let mut name = format!("{}_c", l.iterator);
                 while taken.contains(&name) {
                     name.push('c');
@@ -716,7 +716,8 @@ impl Writer<'_> {
 
     /// `text`, code of statement `s`, with the iterators of its loops that
     /// `keep` selects bound to the loops' variables where their names
-    /// differ (`first - counter` for a loop that counts down).
+    /// differ (`first - counter` for a loop that counts down, `first + step
+    /// * counter` for one that steps by more than one).
     fn binding(&self, s: StatementId, text: &str, keep: impl Fn(LoopId) -> bool) -> String {
         let statement = &self.kernel.statements[s.0];
         let renames: Vec<(String, String)> = statement
@@ -731,6 +732,13 @@ impl Writer<'_> {
                     Direction::Down { first } => format!(
                         "{} - {}",
                         parenthesized(&self.affine(s, first)),
+                        parenthesized(&counter)
+                    ),
+                    Direction::Strided { first, step } => format!(
+                        "{} {} {} * {}",
+                        parenthesized(&self.affine(s, first)),
+                        if *step < 0 { "-" } else { "+" },
+                        step.unsigned_abs(),
                         parenthesized(&counter)
                     ),
                 };
@@ -814,7 +822,7 @@ impl Writer<'_> {
                 block: block(self.kernel, l, s).unwrap_or_default(),
             });
         }
-        let clause = [Combiner::Sum, Combiner::Product]
+        let clause = Combiner::ALL
             .iter()
             .filter_map(|&c| {
                 let items: Vec<&str> = clauses
@@ -845,9 +853,8 @@ impl Writer<'_> {
         for a in &accumulators {
             let target = self.target_text(a.statement);
             let element_type = format!("__typeof__({})", element_of(&target));
-            let identity = a.update.combiner.identity();
             let (extents, initial) = if a.block.is_empty() {
-                (String::new(), identity.to_string())
+                (String::new(), a.update.combiner.initial(&target))
             } else {
                 // Blocks hold sums only (`blockable`): all zero.
                 let extents: String = a.block.iter().map(|(_, t)| format!("[{t}]")).collect();
@@ -869,10 +876,7 @@ impl Writer<'_> {
             let target = self.target_text(s);
             let write = &self.kernel.statements[s.0].write;
             let conditions = self.statement_conditions(s, guards);
-            let combine = match a.update.combiner {
-                Combiner::Sum => "+=",
-                Combiner::Product => "*=",
-            };
+
             // A block's elements are combined over the points of its tiles,
             // within the statement's own bounds.
             let pushed = self.path.len();
@@ -882,7 +886,10 @@ impl Writer<'_> {
                 .names
                 .iter()
                 .map(|name| {
-                    let text = format!("{target} {combine} {name}{index};");
+                    let text = a
+                        .update
+                        .combiner
+                        .combined(&target, &format!("{name}{index}"));
                     let body = self.binding(s, &text, |x| {
                         write
                             .subscripts

@@ -665,6 +665,8 @@ impl<'a> Machine<'a> {
                 (Combiner::Sum, false) => old.wrapping_add(value),
                 (Combiner::Sum, true) => old.wrapping_sub(value),
                 (Combiner::Product, _) => old.wrapping_mul(value | 1),
+                (Combiner::Max, _) => old.max(value),
+                (Combiner::Min, _) => old.min(value),
             };
         }
         self.touch(&target, true, update.is_some().then_some(s))?;

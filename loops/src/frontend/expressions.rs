@@ -59,6 +59,9 @@ impl Reader<'_> {
                     let value = self.kernel.loops[l.0].iterator_value(l);
                     return Ok(Polynomial::from_affine(&value));
                 }
+                if let Some(known) = self.known_scalar(&name) {
+                    return Ok(known);
+                }
                 let index = self.param(&name);
                 Ok(Polynomial::from_affine(&Affine::variable(Variable::Param(
                     index,
@@ -91,7 +94,21 @@ impl Reader<'_> {
                     return Err(not_affine(self, node, "missing operand"));
                 };
                 if !["+", "-", "*"].contains(&operator.as_str()) {
-                    return Err(not_affine(self, node, &format!("operator `{operator}`")));
+                    let why = match self.symbolic_constant(node) {
+                        // A quotient of symbolic constants (`LEN_1D/2`,
+                        // `n % 4`) is one too: fixed while the nest runs.
+                        Ok(name) => {
+                            let index = self.param(&name);
+                            let param = Affine::variable(Variable::Param(index));
+                            return Ok(Polynomial::from_affine(&param));
+                        }
+                        Err(reason) => reason,
+                    };
+                    return Err(not_affine(
+                        self,
+                        node,
+                        &format!("operator `{operator}`{why}"),
+                    ));
                 }
                 let left = self.polynomial(l, construct)?;
                 let right = self.polynomial(r, construct)?;
@@ -113,6 +130,59 @@ impl Reader<'_> {
                 node,
                 "only integers, loop iterators, symbolic constants, `+`, `-` and products",
             )),
+        }
+    }
+
+    /// `node`'s text as the name of a symbolic constant when it is an
+    /// integer expression of symbolic constants alone (`LEN_1D/2`): its
+    /// tokens without the spaces between them, in brackets so that the
+    /// name reads as one value wherever code uses it. Otherwise what it
+    /// reads that is not one, for the error (` of the loop iterator `i``).
+    pub(super) fn symbolic_constant(&self, node: Node) -> Result<String, String> {
+        self.check_symbolic(node)?;
+        Ok(format!("({})", canonical_text(self.text(node))))
+    }
+
+    fn check_symbolic(&self, node: Node) -> Result<(), String> {
+        match node.kind() {
+            "number_literal" => {
+                let text = self.text(node).trim_end_matches(['u', 'U', 'l', 'L']);
+                match text.parse::<i64>() {
+                    Ok(_) => Ok(()),
+                    Err(_) => Err(format!(" of `{}`, not an integer", self.text(node))),
+                }
+            }
+            "identifier" => {
+                let name = self.text(node);
+                if self
+                    .iterators
+                    .iter()
+                    .any(|l| self.kernel.loops[l.0].iterator == name)
+                {
+                    Err(format!(" of the loop iterator `{name}`"))
+                } else if self.written.contains(name) {
+                    Err(format!(" of `{name}`, which the loop nest assigns"))
+                } else {
+                    Ok(())
+                }
+            }
+            "parenthesized_expression" | "unary_expression" | "binary_expression" => {
+                if node.kind() == "unary_expression" && !["-", "+"].contains(&&*self.operator(node))
+                {
+                    return Err(format!(" of operator `{}`", self.operator(node)));
+                }
+                if node.kind() == "binary_expression"
+                    && !["+", "-", "*", "/", "%"].contains(&&*self.operator(node))
+                {
+                    return Err(format!(" of operator `{}`", self.operator(node)));
+                }
+                let mut cursor = node.walk();
+                let operands: Vec<Node> = node.named_children(&mut cursor).collect();
+                operands
+                    .into_iter()
+                    .try_for_each(|o| self.check_symbolic(o))
+            }
+            _ => Err(format!(" of `{}`", self.text(node))),
         }
     }
 
@@ -409,4 +479,41 @@ fn negated(e: &Affine) -> Affine {
         *c = -*c;
     }
     out
+}
+
+/// `text` without the spaces between its tokens (`LEN_1D / 2` and
+/// `LEN_1D/2` name one value), but for one between two tokens that would
+/// run together (`a - -b`, `x y`).
+fn canonical_text(text: &str) -> String {
+    let joins = |a: char, b: char| {
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        (word(a) && word(b)) || ("+-".contains(a) && "+-".contains(b))
+    };
+    let mut out = String::new();
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && out.chars().last().is_some_and(|last| joins(last, c)) {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_text;
+
+    #[test]
+    fn names_of_quotients_drop_spaces_between_tokens_but_not_inside_them() {
+        assert_eq!(canonical_text("LEN_1D / 2"), "LEN_1D/2");
+        assert_eq!(canonical_text(" ( n + 1 ) % 4"), "(n+1)%4");
+        assert_eq!(canonical_text("a - -b"), "a- -b");
+        assert_eq!(canonical_text("long n / 2"), "long n/2");
+    }
 }

@@ -492,7 +492,7 @@ fn signed_terms(text: &str) -> Option<Vec<(bool, String)>> {
 }
 
 /// Terms joined back into a sum's C text.
-fn joined_terms(terms: &[(bool, String)]) -> String {
+pub(super) fn joined_terms(terms: &[(bool, String)]) -> String {
     let mut text = String::new();
     for (at, (negated, term)) in terms.iter().enumerate() {
         match (at, negated) {
@@ -566,7 +566,7 @@ fn occurrences(text: &str, name: &str) -> usize {
 }
 
 /// `text` with identifier `name` replaced by `by`.
-fn replace_identifier(text: &str, name: &str, by: &str) -> String {
+pub(super) fn replace_identifier(text: &str, name: &str, by: &str) -> String {
     let mut out = String::with_capacity(text.len() + by.len());
     let mut last = 0;
     for at in positions(text, name) {

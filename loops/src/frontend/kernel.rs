@@ -130,6 +130,11 @@ impl Affine {
                             );
                             ((0, l.0), kernel.loops[l.0].iterator.clone(), -c)
                         }
+                        // No affine expression of the iterator: the
+                        // counter, by its name.
+                        Direction::Strided { .. } => {
+                            ((0, l.0), kernel.loops[l.0].counter_name(), c)
+                        }
                     },
                 };
                 let c = i64::try_from(c).unwrap_or(i64::MAX);
@@ -214,6 +219,16 @@ pub enum Direction {
         /// parameters.
         first: Affine,
     },
+    /// `for (i = first; i < end; i += step)` (`i -= step` going down,
+    /// `step` negative): the iterator is `first + step * counter`, the
+    /// counter running from 0 to the number of steps.
+    Strided {
+        /// The iterator's first value, over the enclosing counters and the
+        /// parameters.
+        first: Affine,
+        /// What each iteration adds to the iterator (neither 0, 1 nor -1).
+        step: i64,
+    },
 }
 
 impl Loop {
@@ -224,19 +239,24 @@ impl Loop {
         match &self.direction {
             Direction::Up => counter,
             Direction::Down { first } => first.clone().add(&counter, -1).unwrap_or(counter),
+            Direction::Strided { first, step } => first
+                .clone()
+                .add(&counter.clone().scale(*step).unwrap_or(counter.clone()), 1)
+                .unwrap_or(counter),
         }
     }
 
     /// The name the counter is shown by: the iterator's, primed for a
-    /// loop that counts down (`i'`, with `i = first - i'`).
+    /// loop that counts down or steps by more than one (`i'`, with `i =
+    /// first - i'` or `i = first + step * i'`).
     pub fn counter_name(&self) -> String {
         match self.direction {
             Direction::Up => self.iterator.clone(),
-            Direction::Down { .. } => format!("{}'", self.iterator),
+            Direction::Down { .. } | Direction::Strided { .. } => format!("{}'", self.iterator),
         }
     }
 
-    /// Whether the loop counts down.
+    /// Whether the loop counts down by one.
     pub fn is_down(&self) -> bool {
         matches!(self.direction, Direction::Down { .. })
     }
@@ -318,22 +338,51 @@ pub enum Combiner {
     Sum,
     /// `*` (`x *= e`, `x = x * e`).
     Product,
+    /// The larger (`if (e > x) x = e;`): exact in any order.
+    Max,
+    /// The smaller (`if (e < x) x = e;`).
+    Min,
 }
 
 impl Combiner {
+    /// Every combiner, in the order clauses list them.
+    pub const ALL: [Combiner; 4] = [
+        Combiner::Sum,
+        Combiner::Product,
+        Combiner::Max,
+        Combiner::Min,
+    ];
+
     /// The operator of OpenMP's `reduction` clause.
     pub fn clause_operator(self) -> &'static str {
         match self {
             Combiner::Sum => "+",
             Combiner::Product => "*",
+            Combiner::Max => "max",
+            Combiner::Min => "min",
         }
     }
 
-    /// The value a private accumulator starts from.
-    pub fn identity(self) -> &'static str {
+    /// The value a private accumulator of `target` starts from: the sum's
+    /// and the product's identity; the target's own value for the larger
+    /// or smaller (combining a value with itself changes nothing, and no
+    /// constant is the identity of every type).
+    pub fn initial(self, target: &str) -> String {
         match self {
-            Combiner::Sum => "0",
-            Combiner::Product => "1",
+            Combiner::Sum => "0".to_string(),
+            Combiner::Product => "1".to_string(),
+            Combiner::Max | Combiner::Min => target.to_string(),
+        }
+    }
+
+    /// The statement combining `value` into `target`: `target += value;`,
+    /// `if (value > target) target = value;`.
+    pub fn combined(self, target: &str, value: &str) -> String {
+        match self {
+            Combiner::Sum => format!("{target} += {value};"),
+            Combiner::Product => format!("{target} *= {value};"),
+            Combiner::Max => format!("if ({value} > {target}) {target} = {value};"),
+            Combiner::Min => format!("if ({value} < {target}) {target} = {value};"),
         }
     }
 }
@@ -351,18 +400,13 @@ pub struct Update {
 }
 
 impl Update {
-    /// The compound assignment that applies the update to `target`:
-    /// `target += (operand)`, `-=` or `*=`.
+    /// The statement that applies the update to `target`: `target +=
+    /// (operand);`, `-=` or `*=`; `if ((operand) > target) target =
+    /// (operand);` for the larger.
     pub fn applied_to(&self, target: &str) -> String {
-        format!("{target} {} ({});", self.compound(), self.operand)
-    }
-
-    /// `+=`, `-=` or `*=`.
-    pub fn compound(&self) -> &'static str {
         match (self.combiner, self.negated) {
-            (Combiner::Sum, false) => "+=",
-            (Combiner::Sum, true) => "-=",
-            (Combiner::Product, _) => "*=",
+            (Combiner::Sum, true) => format!("{target} -= ({});", self.operand),
+            (combiner, _) => combiner.combined(target, &format!("({})", self.operand)),
         }
     }
 }

@@ -10,8 +10,8 @@ use tree_sitter::Node;
 
 use super::condition::{Condition, Piece};
 use super::context::{aliasing, declared_types, pointers, Pointer};
-use super::delinearize::{delinearize, Domain, RawAccess, Refusal};
-use super::in_place::accumulate_in_place;
+use super::delinearize::{delinearize, Domain, Polynomial, RawAccess, Refusal};
+use super::in_place::{accumulate_in_place, joined_terms, replace_identifier};
 use super::kernel::{
     line_column, Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized,
     LocalScalar, Loop, LoopId, RegionKind, Statement, Update, Variable,
@@ -26,6 +26,20 @@ struct Assignment {
     /// The assignment as an associative update of its target, if it is
     /// written as one.
     update: Option<Update>,
+}
+
+/// An integer scalar whose value is known where it is read: assigned an
+/// expression of the iterators and parameters (`j = i + 1;`, `int idx =
+/// i * n + j;`) without a condition, in a block around the read, and not
+/// assigned since.
+struct KnownScalar {
+    name: String,
+    value: Polynomial,
+    /// The value as C, for the statements that read the scalar: `(i + 1)`,
+    /// cast to the scalar's type unless it is `int`.
+    text: String,
+    /// The block of the assignment: the value is not known past it.
+    block: Range<usize>,
 }
 
 /// A scalar declared in the region, and where it may be used.
@@ -57,6 +71,10 @@ pub(crate) struct Reader<'s> {
     shapes: HashMap<String, (Vec<usize>, Range<usize>)>,
     /// Assignments read so far (a chained one counts each).
     assignments: usize,
+    /// Scalars whose values subscripts, bounds and statements read.
+    known: Vec<KnownScalar>,
+    /// The types names are declared with (see [`declared_types`]).
+    types: HashMap<String, Option<String>>,
 }
 
 /// Reads the region `region` of `source` (parsed as `root`), inside
@@ -95,6 +113,8 @@ pub(crate) fn read_region(
         declared: Vec::new(),
         shapes: HashMap::new(),
         assignments: 0,
+        known: Vec::new(),
+        types: declared_types(root, function, source),
     };
     let top = region_nodes(root, &region);
     if top.is_empty() {
@@ -271,6 +291,7 @@ impl Reader<'_> {
                     .collect();
                 let result = children.into_iter().try_for_each(|c| self.statement(c));
                 self.scope = outer;
+                self.known.retain(|k| k.block != node.byte_range());
                 result
             }
             "for_statement" => self.for_loop(node),
@@ -279,23 +300,31 @@ impl Reader<'_> {
                 let Some(expression) = node.named_child(0) else {
                     return Ok(());
                 };
-                if expression.kind() != "assignment_expression" {
-                    return Err(if expression.kind() == "update_expression" {
-                        self.error(
-                            expression,
-                            "increment statement",
-                            "write `x += 1` rather than `x++` inside the loop nest",
-                        )
-                    } else {
-                        self.unsupported(expression)
-                    });
-                }
-                let mut chain = self.chain(expression)?;
+                let mut chain = match expression.kind() {
+                    "assignment_expression" => self.chain(expression)?,
+                    "update_expression" => vec![self.increment(expression)?],
+                    _ => return Err(self.unsupported(expression)),
+                };
                 // One assignment runs as written.
                 if let [only] = chain.as_mut_slice() {
                     only.code = self.text(node).trim().to_string();
                 }
-                self.add_statements(chain, node.byte_range())
+                let known = match (expression.kind(), chain.as_slice()) {
+                    ("assignment_expression", [only]) if self.operator(expression) == "=" => {
+                        match expression.child_by_field_name("right") {
+                            Some(right) if only.write.subscripts.is_empty() => {
+                                let name = only.write.name.clone();
+                                let type_name = self.types.get(&name).cloned().flatten();
+                                self.known_value(&name, type_name.as_deref(), right)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                self.add_statements(chain, node.byte_range())?;
+                self.known.extend(known);
+                Ok(())
             }
             "declaration" => self.declaration(node),
             "comment" => Ok(()),
@@ -353,8 +382,8 @@ impl Reader<'_> {
         let update = node
             .child_by_field_name("update")
             .ok_or_else(|| self.error(node, "for loop", "a loop needs an increment `i++`"))?;
-        let steps_up = self.unit_step(update, &iterator)?;
-        if steps_up != up {
+        let step = self.step(update, &iterator)?;
+        if (step > 0) != up {
             return Err(self.error(
                 update,
                 "loop increment",
@@ -366,17 +395,39 @@ impl Reader<'_> {
             ));
         }
         let overflow = |reader: &Self| reader.error(condition, "loop bound", "integer overflow");
-        // A loop counting down, `first` to `end` (inclusive), runs the
-        // counter from 0 to `first - end`.
-        let (lower, upper, direction) = if up {
-            (first, end, Direction::Up)
-        } else {
-            let count = first
-                .clone()
-                .add(&end, -1)
-                .and_then(|c| c.add(&Affine::constant(1), 1))
-                .ok_or_else(|| overflow(self))?;
-            (Affine::constant(0), count, Direction::Down { first })
+        // The iterations a unit step would run: `end - first` going up,
+        // `first - end + 1` going down (`end` inclusive).
+        let unit_count = |reader: &Self| {
+            let count = if up {
+                end.clone().add(&first, -1)
+            } else {
+                first
+                    .clone()
+                    .add(&end, -1)
+                    .and_then(|c| c.add(&Affine::constant(1), 1))
+            };
+            count.ok_or_else(|| overflow(reader))
+        };
+        let (lower, upper, direction) = match step {
+            1 => (first, end, Direction::Up),
+            // A loop counting down, `first` to `end` (inclusive), runs the
+            // counter from 0 to `first - end`.
+            -1 => (
+                Affine::constant(0),
+                unit_count(self)?,
+                Direction::Down { first },
+            ),
+            // A longer step runs the counter from 0 to the count of steps,
+            // `ceil(count / step)`.
+            _ => {
+                let count = unit_count(self)?;
+                let steps = self.steps(count, step.unsigned_abs(), condition)?;
+                (
+                    Affine::constant(0),
+                    steps,
+                    Direction::Strided { first, step },
+                )
+            }
         };
         let id = LoopId(self.kernel.loops.len());
         self.kernel.loops.push(Loop {
@@ -396,6 +447,7 @@ impl Reader<'_> {
         let outer = std::mem::replace(&mut self.scope, node.byte_range());
         let result = self.statement(body);
         self.scope = outer;
+        self.known.retain(|k| k.block != node.byte_range());
         self.in_if = in_if;
         self.iterators.pop();
         result
@@ -453,40 +505,117 @@ impl Reader<'_> {
         }
     }
 
-    /// Whether the update steps up by one (`i++`) or down (`i--`).
-    fn unit_step(&self, update: Node, iterator: &str) -> Result<bool, FrontendError> {
+    /// The update's step: `1` for `i++`, `-1` for `i--`, `k` for `i += k`
+    /// and `-k` for `i -= k` (`k` an integer constant).
+    fn step(&self, update: Node, iterator: &str) -> Result<i64, FrontendError> {
         let text: String = self
             .text(update)
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        let up = [
-            format!("{iterator}++"),
-            format!("++{iterator}"),
-            format!("{iterator}+=1"),
-            format!("{iterator}={iterator}+1"),
-            format!("{iterator}=1+{iterator}"),
+        let unit = [
+            (format!("{iterator}++"), 1),
+            (format!("++{iterator}"), 1),
+            (format!("{iterator}--"), -1),
+            (format!("--{iterator}"), -1),
         ];
-        let down = [
-            format!("{iterator}--"),
-            format!("--{iterator}"),
-            format!("{iterator}-=1"),
-            format!("{iterator}={iterator}-1"),
-        ];
-        if up.contains(&text) {
-            Ok(true)
-        } else if down.contains(&text) {
-            Ok(false)
+        if let Some((_, step)) = unit.iter().find(|(form, _)| *form == text) {
+            return Ok(*step);
+        }
+        let constant = |t: &str| t.parse::<i64>().ok().filter(|&k| k > 0);
+        let step = if let Some(k) = text.strip_prefix(&format!("{iterator}+=")) {
+            constant(k)
+        } else if let Some(k) = text.strip_prefix(&format!("{iterator}-=")) {
+            constant(k).map(|k| -k)
+        } else if let Some(rest) = text.strip_prefix(&format!("{iterator}=")) {
+            if let Some(k) = rest.strip_prefix(&format!("{iterator}+")) {
+                constant(k)
+            } else if let Some(k) = rest.strip_prefix(&format!("{iterator}-")) {
+                constant(k).map(|k| -k)
+            } else {
+                rest.strip_suffix(&format!("+{iterator}"))
+                    .and_then(constant)
+            }
         } else {
-            Err(self.error(
+            None
+        };
+        step.ok_or_else(|| {
+            self.error(
                 update,
                 "loop increment",
                 &format!(
-                    "`{}`: only steps of 1 (`{iterator}++` or `{iterator}--`) are supported",
+                    "`{}`: only steps by an integer constant (`{iterator}++`, `{iterator}--`, `{iterator} += 2`) are supported",
                     self.text(update)
                 ),
-            ))
+            )
+        })
+    }
+
+    /// `ceil(count / step)`, the iterations of a loop stepping by `step`
+    /// over `count` values: a constant, or, where `count` reads symbolic
+    /// constants, the symbolic constant `((count + step - 1)/step)`.
+    fn steps(&mut self, count: Affine, step: u64, at: Node) -> Result<Affine, FrontendError> {
+        let step =
+            i64::try_from(step).map_err(|_| self.error(at, "loop bound", "integer overflow"))?;
+        if count.terms.is_empty() {
+            let count = count.constant.max(0);
+            return Ok(Affine::constant(
+                count / step + i64::from(count % step != 0),
+            ));
         }
+        if count
+            .terms
+            .iter()
+            .any(|(v, _)| matches!(v, Variable::Iterator(_)))
+        {
+            return Err(self.error(
+                at,
+                "loop bound",
+                &format!(
+                    "a loop stepping by {step} must run a number of iterations that no enclosing loop changes"
+                ),
+            ));
+        }
+        let rounded = count
+            .add(&Affine::constant(step - 1), 1)
+            .ok_or_else(|| self.error(at, "loop bound", "integer overflow"))?;
+        let name = match self.affine_text(&rounded) {
+            word if word.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                format!("({word}/{step})")
+            }
+            sum => format!("(({sum})/{step})"),
+        };
+        Ok(Affine::variable(Variable::Param(self.param(&name))))
+    }
+
+    /// An affine expression of the parameters as C (`n-1`, `2*(n/2)+1`),
+    /// written as [`Reader::symbolic_constant`] names values.
+    fn affine_text(&self, value: &Affine) -> String {
+        let mut text = String::new();
+        for (variable, coefficient) in &value.terms {
+            let name = match variable {
+                Variable::Param(p) => self.kernel.params[*p].as_str(),
+                Variable::Iterator(l) => self.kernel.loops[l.0].iterator.as_str(),
+            };
+            let sign = if *coefficient < 0 {
+                "-"
+            } else if text.is_empty() {
+                ""
+            } else {
+                "+"
+            };
+            text.push_str(sign);
+            match coefficient.unsigned_abs() {
+                1 => text.push_str(name),
+                k => text.push_str(&format!("{k}*{name}")),
+            }
+        }
+        match value.constant {
+            0 if !text.is_empty() => {}
+            c if c < 0 || text.is_empty() => text.push_str(&c.to_string()),
+            c => text.push_str(&format!("+{c}")),
+        }
+        text
     }
 
     /// `if (c) ... else ...`: the branches read under the condition and
@@ -497,6 +626,9 @@ impl Reader<'_> {
             .ok_or_else(|| self.unsupported(node))?;
         let condition = self.condition(condition_node)?;
         if condition.tests_values() {
+            if let Some(update) = self.extremum(node)? {
+                return self.add_statements(vec![update], node.byte_range());
+            }
             if let Some(update) = self.conditional_update(node)? {
                 return self.add_statements(vec![update], node.byte_range());
             }
@@ -648,6 +780,78 @@ impl Reader<'_> {
         }))
     }
 
+    /// `if (e > x) x = e;` (`>=`, or `x < e`): an update of `x` to the
+    /// larger, `Combiner::Max` (the smaller with `<`, `Combiner::Min`),
+    /// its operand `e`. No `else`, one assignment.
+    fn extremum(&mut self, node: Node) -> Result<Option<Assignment>, FrontendError> {
+        let (Some(condition), Some(consequence), None) = (
+            node.child_by_field_name("condition"),
+            node.child_by_field_name("consequence"),
+            node.child_by_field_name("alternative"),
+        ) else {
+            return Ok(None);
+        };
+        fn unwrapped(mut node: Node) -> Option<Node> {
+            while node.kind() == "parenthesized_expression" {
+                node = node.named_child(0)?;
+            }
+            Some(node)
+        }
+        let Some(test) = unwrapped(condition) else {
+            return Ok(None);
+        };
+        let Some(assignment) = single_assignment(consequence) else {
+            return Ok(None);
+        };
+        let (Some(a), Some(b), Some(target), Some(value)) = (
+            test.child_by_field_name("left").and_then(unwrapped),
+            test.child_by_field_name("right").and_then(unwrapped),
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right").and_then(unwrapped),
+        ) else {
+            return Ok(None);
+        };
+        if test.kind() != "binary_expression" || self.operator(assignment) != "=" {
+            return Ok(None);
+        }
+        let (target_text, value_text) = (compact(self.text(target)), compact(self.text(value)));
+        let same = |x: Node, text: &str| compact(self.text(x)) == text;
+        // `value OP target`, or `target OP value` read the other way round.
+        let larger = match self.operator(test).as_str() {
+            ">" | ">=" => true,
+            "<" | "<=" => false,
+            _ => return Ok(None),
+        };
+        let combiner = if same(a, &value_text) && same(b, &target_text) {
+            if larger {
+                Combiner::Max
+            } else {
+                Combiner::Min
+            }
+        } else if same(a, &target_text) && same(b, &value_text) {
+            if larger {
+                Combiner::Min
+            } else {
+                Combiner::Max
+            }
+        } else {
+            return Ok(None);
+        };
+        let write = self.access(target)?;
+        let mut reads = vec![write.clone()];
+        self.reads(value, &mut reads)?;
+        Ok(Some(Assignment {
+            write,
+            reads,
+            code: self.text(node).to_string(),
+            update: Some(Update {
+                combiner,
+                negated: false,
+                operand: self.text(value).trim().to_string(),
+            }),
+        }))
+    }
+
     fn check_operator(&self, expression: Node, operator: &str) -> Result<(), FrontendError> {
         if ["=", "+=", "-=", "*=", "/="].contains(&operator) {
             Ok(())
@@ -658,6 +862,25 @@ impl Reader<'_> {
                 &format!("`{operator}` is not supported; use `=`, `+=`, `-=`, `*=` or `/=`"),
             ))
         }
+    }
+
+    /// `x++`, `++x`, `x--` or `--x` as a statement: `x += 1` (`-= 1`).
+    fn increment(&mut self, expression: Node) -> Result<Assignment, FrontendError> {
+        let target = expression
+            .child_by_field_name("argument")
+            .ok_or_else(|| self.unsupported(expression))?;
+        let write = self.access(target)?;
+        let negated = self.operator(expression) == "--";
+        Ok(Assignment {
+            reads: vec![write.clone()],
+            write,
+            code: format!("{};", self.text(expression)),
+            update: Some(Update {
+                combiner: Combiner::Sum,
+                negated,
+                operand: "1".to_string(),
+            }),
+        })
     }
 
     /// An assignment expression as assignments in the order they run: `a
@@ -733,11 +956,40 @@ impl Reader<'_> {
                 } else if compact(self.text(b)) == target && op != "-" {
                     of(&op, a)
                 } else {
-                    None
+                    self.sum_update(&target, right)
                 }
             }
             _ => None,
         }
+    }
+
+    /// `target = a + target - b` (the target added once among the terms
+    /// of a sum, `right`): an update by the other terms, `a - b`. The
+    /// terms are read from the parse, so the sum is the whole right-hand
+    /// side (`target + a > 0 ? ...` is no sum).
+    fn sum_update(&self, target: &str, right: Node) -> Option<Update> {
+        let mut terms = Vec::new();
+        let mut node = right;
+        while node.kind() == "binary_expression" && ["+", "-"].contains(&&*self.operator(node)) {
+            let negated = self.operator(node) == "-";
+            terms.push((negated, node.child_by_field_name("right")?));
+            node = node.child_by_field_name("left")?;
+        }
+        terms.push((false, node));
+        terms.reverse();
+        let at = terms
+            .iter()
+            .position(|&(negated, term)| !negated && compact(self.text(term)) == target)?;
+        terms.remove(at);
+        let terms: Vec<(bool, String)> = terms
+            .into_iter()
+            .map(|(negated, term)| (negated, self.text(term).trim().to_string()))
+            .collect();
+        Some(Update {
+            combiner: Combiner::Sum,
+            negated: false,
+            operand: joined_terms(&terms),
+        })
     }
 
     /// A declaration of scalars inside the region: each initialized one
@@ -774,6 +1026,7 @@ impl Reader<'_> {
             .collect();
         let type_name = type_name.join(" ");
         let mut statements = Vec::new();
+        let mut known = Vec::new();
         for declarator in declarators {
             let (name_node, value) = match declarator.kind() {
                 "identifier" => (declarator, None),
@@ -832,6 +1085,7 @@ impl Reader<'_> {
                 let mut reads = Vec::new();
                 self.reads(value, &mut reads)?;
                 let code = format!("{name} = {};", self.text(value));
+                known.extend(self.known_value(&name, Some(&type_name), value));
                 statements.push(Assignment {
                     write,
                     reads,
@@ -843,7 +1097,102 @@ impl Reader<'_> {
         if statements.is_empty() {
             return Ok(());
         }
-        self.add_statements(statements, node.byte_range())
+        self.add_statements(statements, node.byte_range())?;
+        self.known.extend(known);
+        Ok(())
+    }
+
+    /// `name = value` as a [`KnownScalar`], where `name` has a signed
+    /// integer type, no condition guards the assignment within its loop,
+    /// and `value` is an integer expression of the iterators, the
+    /// parameters and known scalars (no name the region assigns otherwise).
+    fn known_value(
+        &mut self,
+        name: &str,
+        type_name: Option<&str>,
+        value: Node,
+    ) -> Option<KnownScalar> {
+        const SIGNED: [&str; 12] = [
+            "int",
+            "signed",
+            "signed int",
+            "long",
+            "long int",
+            "long long",
+            "long long int",
+            "short",
+            "int32_t",
+            "int64_t",
+            "ptrdiff_t",
+            "ssize_t",
+        ];
+        let type_name = type_name.filter(|t| SIGNED.contains(t))?;
+        if self.in_if || self.pointers.contains_key(name) || !self.integer_expression(value) {
+            return None;
+        }
+        let params = self.kernel.params.len();
+        let Ok(polynomial) = self.polynomial(value, "value") else {
+            self.kernel.params.truncate(params);
+            return None;
+        };
+        let text = self.with_known(self.text(value).trim());
+        let text = match type_name {
+            "int" => format!("({text})"),
+            other => format!("(({other})({text}))"),
+        };
+        Some(KnownScalar {
+            name: name.to_string(),
+            value: polynomial,
+            text,
+            block: self.scope.clone(),
+        })
+    }
+
+    /// Whether `node` is an integer expression of integer constants, the
+    /// iterators, known scalars and names the region does not assign.
+    fn integer_expression(&self, node: Node) -> bool {
+        match node.kind() {
+            "number_literal" => self.text(node).parse::<i64>().is_ok(),
+            "identifier" => {
+                let name = self.text(node);
+                self.iterators
+                    .iter()
+                    .any(|l| self.kernel.loops[l.0].iterator == name)
+                    || self.known.iter().any(|k| k.name == name)
+                    || !self.written.contains(name)
+            }
+            "parenthesized_expression" | "unary_expression" | "binary_expression" => {
+                let operator = self.operator(node);
+                let allowed = match node.kind() {
+                    "unary_expression" => ["-", "+"].contains(&&*operator),
+                    "binary_expression" => ["+", "-", "*"].contains(&&*operator),
+                    _ => true,
+                };
+                let mut cursor = node.walk();
+                let operands: Vec<Node> = node.named_children(&mut cursor).collect();
+                allowed && operands.into_iter().all(|o| self.integer_expression(o))
+            }
+            _ => false,
+        }
+    }
+
+    /// The value of `name` if it is a known scalar here.
+    pub(super) fn known_scalar(&self, name: &str) -> Option<Polynomial> {
+        self.known
+            .iter()
+            .rev()
+            .find(|k| k.name == name)
+            .map(|k| k.value.clone())
+    }
+
+    /// `text` with each known scalar it names replaced by its value.
+    fn with_known(&self, text: &str) -> String {
+        self.known
+            .iter()
+            .rev()
+            .fold(text.to_string(), |text, known| {
+                replace_identifier(&text, &known.name, &known.text)
+            })
     }
 
     fn declaration_refused(&self, declarator: Node) -> FrontendError {
@@ -945,6 +1294,13 @@ impl Reader<'_> {
         span: Range<usize>,
     ) -> Result<(), FrontendError> {
         self.assignments += assignments.len();
+        // What these assign is no longer known; what they read of the
+        // others, they read as its value.
+        self.known.retain(|k| {
+            !assignments
+                .iter()
+                .any(|a| a.write.subscripts.is_empty() && a.write.name == k.name)
+        });
         let pieces = self.pieces(span.start)?;
         let bounds = self.loop_constraints();
         let counters: Vec<usize> = self.iterators.iter().map(|l| l.0).collect();
@@ -980,6 +1336,10 @@ impl Reader<'_> {
                     }
                     None => assignment.code.clone(),
                 };
+                let code = self.with_known(&code);
+                reads.retain(|r| {
+                    !(r.subscripts.is_empty() && self.known.iter().any(|k| k.name == r.name))
+                });
                 self.kernel.statements.push(Statement {
                     loops: self.iterators.clone(),
                     guards: piece.affine.clone(),

@@ -137,7 +137,10 @@ pub fn nest_of(path: &str) -> Option<&'static str> {
 /// in the loop, a chained assignment (in a declaration and under an
 /// `else`), a conditional expression, affine conditions (a conjunction
 /// with its `else`, `!=` around a loop, one that reads only a parameter),
-/// a test of values, and straight-line code before and after the loops.
+/// a test of values, a loop stepping by 2, an integer scalar holding a
+/// subscript, a sum of several terms added to its target, an increment, a
+/// quotient of a parameter in a bound and a subscript, and straight-line
+/// code before and after the loops.
 pub const EVERY_CONSTRUCT: &str = r#"#include <stdio.h>
 #include "harness.h"
 
@@ -155,7 +158,7 @@ static void init(void) {
 }
 
 static void kernel(int n, int m) {
-  int i, j, k;
+  int i, j, k, l;
 #pragma scop
   double scale = 0.5;
   double w = x[0] = scale * 2.0;
@@ -177,6 +180,14 @@ static void kernel(int n, int m) {
         A[k][i] += B[i][k] * scale;
     }
   }
+  for (l = 1; l < n; l += 2) {
+    int r = l - 1;
+    y[l] = y[l] + x[r] * 0.5 - A[l][n / 2] + B[0][l];
+    if (x[l] > 0.5)
+      B[l][1]++;
+  }
+  for (l = 0; l < n / 2; l++)
+    x[l + n / 2] -= 0.25 * x[l];
   y[0] = w;
 #pragma endscop
 }

@@ -1,7 +1,8 @@
 //! Random affine loop nests written as C, for property tests: up to three
 //! statements assigning array elements or a scalar, in loops whose bounds
 //! are constants, an enclosing iterator (triangular nests) or a symbolic
-//! size, with affine subscripts; loops may count down, statements may sit
+//! size, with affine subscripts; loops may count down or step by more than
+//! one, statements may sit
 //! under `if` statements with affine conditions (conjunctions, `!=`,
 //! `else`), and right-hand sides may be conditional expressions.
 
@@ -36,6 +37,9 @@ pub struct Style {
     pub more: f64,
     /// A loop that counts down over the same range.
     pub down: f64,
+    /// A loop that steps up by 2 or 3 over the same range, where the
+    /// enclosing loops do not change its bounds.
+    pub strided: f64,
     /// A statement under an `if` (with an `else` half the time).
     pub guard: f64,
     /// A conditional expression as the right-hand side.
@@ -177,6 +181,11 @@ impl Generator<'_> {
         around.pop();
         if draw(style.down, &mut self.rng) {
             return format!("{indent}for ({iterator} = {upper} - 1; {iterator} >= {lower}; {iterator}--) {{\n{body}{indent}}}\n");
+        }
+        let fixed = outer.is_none_or(|o| !lower.contains(o) && !upper.contains(o));
+        if fixed && draw(style.strided, &mut self.rng) {
+            let step = self.rng.random_range(2..=3);
+            return format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator} += {step}) {{\n{body}{indent}}}\n");
         }
         format!("{indent}for ({iterator} = {lower}; {iterator} < {upper}; {iterator}++) {{\n{body}{indent}}}\n")
     }

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use commute_loops::frontend::read_kernel_file;
+use commute_loops::harness::speedup;
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
 use commute_loops::space::Backbone as LoopBackbone;
@@ -122,7 +123,7 @@ fn program_baselines(journal: &Path, run: &Run) -> String {
         match record["value"].as_f64() {
             Some(seconds) => {
                 let over = best.map_or(String::new(), |b| {
-                    format!("; the best candidate is {:.2}x over it", seconds / b)
+                    format!("; the best candidate is {} over it", speedup(seconds, b))
                 });
                 text.push_str(&format!("  {name}: {seconds:.6} s{over} ({flags})\n"));
                 if fastest.is_none_or(|(_, s, _)| seconds < s) {

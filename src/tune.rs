@@ -4,6 +4,8 @@
 
 use std::io::IsTerminal;
 
+use commute_loops::harness::speedup;
+
 use commute_loops::tune::{
     self, Form, LowerOptions, SearchStatus, TuneOptions, TuneProgress, TuneReport,
 };
@@ -152,9 +154,9 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
         }
     };
     say!(
-        "best: {:.6} s, {:.2}x over the reference ({found}), verified against the original output",
+        "best: {:.6} s, {} over the reference ({found}), verified against the original output",
         best.seconds,
-        report.reference_seconds / best.seconds,
+        speedup(report.reference_seconds, best.seconds),
     );
     say!("decisions that differ from the original program:");
     if best.decisions.is_empty() {
@@ -206,9 +208,9 @@ fn print_baselines(report: &TuneReport) {
     for baseline in &report.baselines {
         match (&baseline.result, &report.best) {
             (Ok(seconds), Some(best)) => say!(
-                "  {}: {seconds:.6} s; the best candidate is {:.2}x over it ({})",
+                "  {}: {seconds:.6} s; the best candidate is {} over it ({})",
                 baseline.name,
-                seconds / best.seconds,
+                speedup(*seconds, best.seconds),
                 baseline.command
             ),
             (Ok(seconds), None) => {

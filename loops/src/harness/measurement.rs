@@ -123,3 +123,26 @@ fn format_seconds(seconds: f64) -> String {
         format!("{:.3} us", seconds * 1e6)
     }
 }
+
+/// `reference` over `seconds` as people read a speedup (`3.25x`): a time
+/// of 0 is one the program printed below its resolution (TSVC prints
+/// milliseconds), whose ratio no figure can give.
+pub fn speedup(reference: f64, seconds: f64) -> String {
+    if seconds > 0.0 {
+        format!("{:.2}x", reference / seconds)
+    } else {
+        "too fast for the printed time (0 s)".to_string()
+    }
+}
+
+#[cfg(test)]
+mod speedup_tests {
+    #[test]
+    fn a_zero_time_reads_as_below_the_printed_resolution() {
+        assert_eq!(super::speedup(3.0, 1.5), "2.00x");
+        assert_eq!(
+            super::speedup(0.8, 0.0),
+            "too fast for the printed time (0 s)"
+        );
+    }
+}

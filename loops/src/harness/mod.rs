@@ -73,6 +73,6 @@ pub use config::{
 };
 pub use error::{HarnessError, HarnessErrorKind};
 pub use measure::{remeasure_rounds, Harness};
-pub use measurement::Measurement;
+pub use measurement::{speedup, Measurement};
 pub use output::{floats_equal, without_scop_pragmas, ABSOLUTE_TOLERANCE};
 pub use probe::{build_probe, preprocess, run_probe};

@@ -17,7 +17,7 @@ use super::lower::{differences, lower_leaf, Form};
 use super::options::Emit;
 use super::progress::{SearchStatus, TuneProgress};
 use super::wrong_output::{diagnose, Diagnosis};
-use crate::harness::{remeasure_rounds, Harness, Measurement};
+use crate::harness::{remeasure_rounds, speedup, Harness, Measurement};
 use crate::lowering::schedule::Schedule;
 use crate::space::host::KernelHost;
 use crate::space::Backbone;
@@ -215,8 +215,8 @@ impl KernelEvaluator<'_> {
                 outcome.measurements = runs;
                 outcome.incumbent = incumbent;
                 let note = format!(
-                    "{value:.6} s ({:.2}x){}",
-                    self.reference_seconds / value,
+                    "{value:.6} s ({}){}",
+                    speedup(self.reference_seconds, value),
                     if better { ", new best" } else { "" }
                 );
                 (outcome, note)
@@ -233,8 +233,8 @@ impl KernelEvaluator<'_> {
                 let mut outcome = Outcome::flagged(seconds, Flag::Slower, summary);
                 outcome.measurements = runs;
                 let note = format!(
-                    "{seconds:.6} s ({:.2}x), no faster than the best: not checked",
-                    self.reference_seconds / seconds
+                    "{seconds:.6} s ({}), no faster than the best: not checked",
+                    speedup(self.reference_seconds, seconds)
                 );
                 (outcome, note)
             }

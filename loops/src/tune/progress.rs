@@ -49,9 +49,15 @@ impl SearchStatus<'_> {
     /// `best 1.52x, 3 failed, 5 cut off, 1 WRONG, 40 s left` (the last
     /// three only when they apply).
     pub fn tally(&self) -> String {
-        let best = self
-            .best_speedup
-            .map_or("none yet".to_string(), |s| format!("{s:.2}x"));
+        let best = self.best_speedup.map_or("none yet".to_string(), |s| {
+            // An infinite speedup: a best timed at 0 s (see
+            // `harness::speedup`).
+            if s.is_finite() {
+                format!("{s:.2}x")
+            } else {
+                "too fast for the printed time".to_string()
+            }
+        });
         let wrong = if self.wrong > 0 {
             format!(", {} WRONG", self.wrong)
         } else {

@@ -876,7 +876,6 @@ impl Writer<'_> {
             let target = self.target_text(s);
             let write = &self.kernel.statements[s.0].write;
             let conditions = self.statement_conditions(s, guards);
-
             // A block's elements are combined over the points of its tiles,
             // within the statement's own bounds.
             let pushed = self.path.len();

@@ -139,11 +139,17 @@ impl Reader<'_> {
     /// name reads as one value wherever code uses it. Otherwise what it
     /// reads that is not one, for the error (` of the loop iterator `i``).
     pub(super) fn symbolic_constant(&self, node: Node) -> Result<String, String> {
-        self.check_symbolic(node)?;
+        self.check_integer(node, Reading::SymbolicConstants)?;
         Ok(format!("({})", canonical_text(self.text(node))))
     }
 
-    fn check_symbolic(&self, node: Node) -> Result<(), String> {
+    /// Whether `node` is an integer expression of integer constants and
+    /// names the region does not assign (`+`, `-`, `*`, and for
+    /// [`Reading::SymbolicConstants`] `/` and `%`), reading also the
+    /// iterators and known scalars for [`Reading::Values`]; otherwise
+    /// what it reads that it may not, for an error.
+    pub(super) fn check_integer(&self, node: Node, reading: Reading) -> Result<(), String> {
+        let values = reading == Reading::Values;
         match node.kind() {
             "number_literal" => {
                 let text = self.text(node).trim_end_matches(['u', 'U', 'l', 'L']);
@@ -154,12 +160,14 @@ impl Reader<'_> {
             }
             "identifier" => {
                 let name = self.text(node);
-                if self
+                let iterator = self
                     .iterators
                     .iter()
-                    .any(|l| self.kernel.loops[l.0].iterator == name)
-                {
+                    .any(|l| self.kernel.loops[l.0].iterator == name);
+                if iterator && !values {
                     Err(format!(" of the loop iterator `{name}`"))
+                } else if iterator || (values && self.known_scalar(name).is_some()) {
+                    Ok(())
                 } else if self.written.contains(name) {
                     Err(format!(" of `{name}`, which the loop nest assigns"))
                 } else {
@@ -167,20 +175,21 @@ impl Reader<'_> {
                 }
             }
             "parenthesized_expression" | "unary_expression" | "binary_expression" => {
-                if node.kind() == "unary_expression" && !["-", "+"].contains(&&*self.operator(node))
-                {
-                    return Err(format!(" of operator `{}`", self.operator(node)));
-                }
-                if node.kind() == "binary_expression"
-                    && !["+", "-", "*", "/", "%"].contains(&&*self.operator(node))
-                {
-                    return Err(format!(" of operator `{}`", self.operator(node)));
+                let operator = self.operator(node);
+                let allowed: &[&str] = match (node.kind(), reading) {
+                    ("unary_expression", _) => &["-", "+"],
+                    ("binary_expression", Reading::Values) => &["+", "-", "*"],
+                    ("binary_expression", Reading::SymbolicConstants) => &["+", "-", "*", "/", "%"],
+                    _ => &[],
+                };
+                if node.kind() != "parenthesized_expression" && !allowed.contains(&&*operator) {
+                    return Err(format!(" of operator `{operator}`"));
                 }
                 let mut cursor = node.walk();
                 let operands: Vec<Node> = node.named_children(&mut cursor).collect();
                 operands
                     .into_iter()
-                    .try_for_each(|o| self.check_symbolic(o))
+                    .try_for_each(|o| self.check_integer(o, reading))
             }
             _ => Err(format!(" of `{}`", self.text(node))),
         }
@@ -479,6 +488,15 @@ fn negated(e: &Affine) -> Affine {
         *c = -*c;
     }
     out
+}
+
+/// What an integer expression may read (see [`Reader::check_integer`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// Constants the nest does not change: a symbolic constant's value.
+    SymbolicConstants,
+    /// Also the iterators and known scalars: a known scalar's value.
+    Values,
 }
 
 /// `text` without the spaces between its tokens (`LEN_1D / 2` and

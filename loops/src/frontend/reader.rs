@@ -11,6 +11,7 @@ use tree_sitter::Node;
 use super::condition::{Condition, Piece};
 use super::context::{aliasing, declared_types, pointers, Pointer};
 use super::delinearize::{delinearize, Domain, Polynomial, RawAccess, Refusal};
+use super::expressions::Reading;
 use super::in_place::{accumulate_in_place, joined_terms, replace_identifier};
 use super::kernel::{
     line_column, Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized,
@@ -309,16 +310,12 @@ impl Reader<'_> {
                 if let [only] = chain.as_mut_slice() {
                     only.code = self.text(node).trim().to_string();
                 }
-                let known = match (expression.kind(), chain.as_slice()) {
-                    ("assignment_expression", [only]) if self.operator(expression) == "=" => {
-                        match expression.child_by_field_name("right") {
-                            Some(right) if only.write.subscripts.is_empty() => {
-                                let name = only.write.name.clone();
-                                let type_name = self.types.get(&name).cloned().flatten();
-                                self.known_value(&name, type_name.as_deref(), right)
-                            }
-                            _ => None,
-                        }
+                let assigned = expression.kind() == "assignment_expression"
+                    && self.operator(expression) == "=";
+                let known = match (chain.as_slice(), expression.child_by_field_name("right")) {
+                    ([only], Some(right)) if assigned && only.write.subscripts.is_empty() => {
+                        let type_name = self.types.get(&only.write.name).cloned().flatten();
+                        self.known_value(&only.write.name, type_name.as_deref(), right)
                     }
                     _ => None,
                 };
@@ -421,7 +418,7 @@ impl Reader<'_> {
             // `ceil(count / step)`.
             _ => {
                 let count = unit_count(self)?;
-                let steps = self.steps(count, step.unsigned_abs(), condition)?;
+                let steps = self.steps(count, step.abs(), condition)?;
                 (
                     Affine::constant(0),
                     steps,
@@ -554,9 +551,7 @@ impl Reader<'_> {
     /// `ceil(count / step)`, the iterations of a loop stepping by `step`
     /// over `count` values: a constant, or, where `count` reads symbolic
     /// constants, the symbolic constant `((count + step - 1)/step)`.
-    fn steps(&mut self, count: Affine, step: u64, at: Node) -> Result<Affine, FrontendError> {
-        let step =
-            i64::try_from(step).map_err(|_| self.error(at, "loop bound", "integer overflow"))?;
+    fn steps(&mut self, count: Affine, step: i64, at: Node) -> Result<Affine, FrontendError> {
         if count.terms.is_empty() {
             let count = count.constant.max(0);
             return Ok(Affine::constant(
@@ -1127,7 +1122,10 @@ impl Reader<'_> {
             "ssize_t",
         ];
         let type_name = type_name.filter(|t| SIGNED.contains(t))?;
-        if self.in_if || self.pointers.contains_key(name) || !self.integer_expression(value) {
+        if self.in_if
+            || self.pointers.contains_key(name)
+            || self.check_integer(value, Reading::Values).is_err()
+        {
             return None;
         }
         let params = self.kernel.params.len();
@@ -1146,34 +1144,6 @@ impl Reader<'_> {
             text,
             block: self.scope.clone(),
         })
-    }
-
-    /// Whether `node` is an integer expression of integer constants, the
-    /// iterators, known scalars and names the region does not assign.
-    fn integer_expression(&self, node: Node) -> bool {
-        match node.kind() {
-            "number_literal" => self.text(node).parse::<i64>().is_ok(),
-            "identifier" => {
-                let name = self.text(node);
-                self.iterators
-                    .iter()
-                    .any(|l| self.kernel.loops[l.0].iterator == name)
-                    || self.known.iter().any(|k| k.name == name)
-                    || !self.written.contains(name)
-            }
-            "parenthesized_expression" | "unary_expression" | "binary_expression" => {
-                let operator = self.operator(node);
-                let allowed = match node.kind() {
-                    "unary_expression" => ["-", "+"].contains(&&*operator),
-                    "binary_expression" => ["+", "-", "*"].contains(&&*operator),
-                    _ => true,
-                };
-                let mut cursor = node.walk();
-                let operands: Vec<Node> = node.named_children(&mut cursor).collect();
-                allowed && operands.into_iter().all(|o| self.integer_expression(o))
-            }
-            _ => false,
-        }
     }
 
     /// The value of `name` if it is a known scalar here.

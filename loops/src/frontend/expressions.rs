@@ -8,7 +8,7 @@ use super::condition::{Condition, ValueTest};
 use super::delinearize::RawAccess;
 use super::delinearize::{Polynomial, ProductError};
 use super::kernel::{Affine, FrontendError, Variable};
-use super::reader::Reader;
+use super::reader::{Reader, Reading};
 
 impl Reader<'_> {
     /// An affine expression of the enclosing counters and the parameters
@@ -488,15 +488,6 @@ fn negated(e: &Affine) -> Affine {
         *c = -*c;
     }
     out
-}
-
-/// What an integer expression may read (see [`Reader::check_integer`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reading {
-    /// Constants the nest does not change: a symbolic constant's value.
-    SymbolicConstants,
-    /// Also the iterators and known scalars: a known scalar's value.
-    Values,
 }
 
 /// `text` without the spaces between its tokens (`LEN_1D / 2` and

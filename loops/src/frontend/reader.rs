@@ -11,7 +11,6 @@ use tree_sitter::Node;
 use super::condition::{Condition, Piece};
 use super::context::{aliasing, declared_types, pointers, Pointer};
 use super::delinearize::{delinearize, Domain, Polynomial, RawAccess, Refusal};
-use super::expressions::Reading;
 use super::in_place::{accumulate_in_place, joined_terms, replace_identifier};
 use super::kernel::{
     line_column, Access, Affine, Combiner, Direction, FrontendError, Kernel, Linearized,
@@ -41,6 +40,15 @@ struct KnownScalar {
     text: String,
     /// The block of the assignment: the value is not known past it.
     block: Range<usize>,
+}
+
+/// What an integer expression may read (see `Reader::check_integer`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// Constants the nest does not change: a symbolic constant's value.
+    SymbolicConstants,
+    /// Also the iterators and known scalars: a known scalar's value.
+    Values,
 }
 
 /// A scalar declared in the region, and where it may be used.

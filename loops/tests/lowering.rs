@@ -931,3 +931,109 @@ fn the_blocked_start_blocks_sums_and_computes_the_original_arrays() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// The vector start puts each sum along its innermost loop in vector lanes
+/// (`omp simd reduction`): a 1-D dot product into a scalar, with its tiles
+/// in parallel in the second leaf, and atax's `tmp[i] += A[i][j] * x[j]`,
+/// with its rows (and the other statements' outer loops) in parallel there; its leaves compute the original
+/// arrays. Sums whose target reads the innermost loop (jacobi-2d has
+/// none, gemm's `C[i][j] += ...` runs `j` innermost) and sums reading
+/// an operand across the lanes (2mm's `B[k][j]` along `k`) get no start.
+#[test]
+fn the_vector_start_puts_sums_in_vector_lanes_and_computes_the_original_arrays() {
+    use commute_loops::space::names::Names;
+    use commute_loops::tune::vector_start;
+    const DOT: &str = r#"#include <stdio.h>
+#include "harness.h"
+
+static double a[N], b[N], dot[1];
+
+int main(int argc, char **argv) {
+  int i;
+  double s;
+  for (i = 0; i < N; i++) {
+    a[i] = (double)(i % 7) / 8.0;
+    b[i] = (double)(i % 5) / 4.0 - 0.5;
+  }
+#pragma scop
+  s = 0.0;
+  for (i = 0; i < N; i++)
+    s += a[i] * b[i];
+  dot[0] = s;
+#pragma endscop
+  harness_dump(argc, argv, "dot", dot, 1);
+  return 0;
+}
+"#;
+    let dot = || read_kernel("dot.c", DOT).unwrap_or_else(|e| panic!("{e}"));
+    let example = |name: &str| {
+        let path = examples_dir().join(format!("{name}.c"));
+        let source = std::fs::read_to_string(&path).expect("example");
+        let path = path.display().to_string();
+        read_nest(&path, &source, nest_of(&path)).expect("reads")
+    };
+    // The kernel, the dimensions in lanes, those of the second leaf in
+    // parallel.
+    let cases: [(&str, commute_loops::frontend::Kernel, &[&str], &[&str]); 5] = [
+        ("dot", dot(), &["i"], &["i.tile"]),
+        // As the parallel start: `y`'s and `tmp`'s initializations, the
+        // sum's rows, and `y[j] += A[i][j] * tmp[i]` along `j` (`i`
+        // carries its sum into `y[j]`).
+        (
+            "atax",
+            example("atax"),
+            &["j#2"],
+            &["j", "i@S1", "i@S2", "j#3"],
+        ),
+        ("jacobi-2d", example("jacobi-2d"), &[], &[]),
+        ("gemm", example("gemm"), &[], &[]),
+        ("2mm", example("2mm"), &[], &[]),
+    ];
+    for (name, kernel, lanes, parallel) in cases {
+        let host = KernelHost::new(kernel);
+        let names = Names::new(&host);
+        let Some(start) =
+            vector_start(&host, &root(&host), 2).unwrap_or_else(|e| panic!("{name}: {e}"))
+        else {
+            assert!(lanes.is_empty(), "{name}: no vector start");
+            continue;
+        };
+        let named = |dims: &[commute_loops::space::StatementsId]| -> Vec<String> {
+            dims.iter().map(|d| names.object(d.0)).collect()
+        };
+        assert_eq!(named(&start.lanes), lanes, "{name}");
+        assert_eq!(named(&start.parallel), parallel, "{name}");
+        assert_eq!(start.leaves.len(), 2, "{name}");
+        let one_thread = vector_start(&host, &root(&host), 1)
+            .expect("no error")
+            .expect("a start");
+        assert_eq!(
+            one_thread.leaves.len(),
+            1,
+            "{name}: one thread, lanes alone"
+        );
+        assert!(one_thread.parallel.is_empty(), "{name}");
+        let dir = scratch(&format!("vector-{name}"));
+        let reference = run(&dir, "reference", &reference_code(host.kernel()));
+        for (n, leaf) in start.leaves.iter().enumerate() {
+            let (schedule, code) = lower(&host, leaf);
+            let outline = schedule.outline(host.kernel());
+            assert!(
+                code.contains("#pragma omp simd reduction(+: "),
+                "{name}: no vector sum in\n{code}"
+            );
+            assert_eq!(
+                code.contains("#pragma omp parallel for"),
+                n == 1,
+                "{name}, leaf {n}:\n{outline}"
+            );
+            let output = run(&dir, &format!("leaf{n}"), &code);
+            // Vector sums are reassociated: equal to a relative 1e-9.
+            assert!(
+                same_values(&dump_values(&output), &dump_values(&reference), 1e-9),
+                "{name}, leaf {n}: other arrays:\n{outline}\n{code}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

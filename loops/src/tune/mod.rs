@@ -24,6 +24,7 @@ mod parallel_start;
 mod polly_start;
 mod progress;
 mod time_tiled_start;
+mod vector_start;
 mod wrong_output;
 
 use std::path::{Path, PathBuf};
@@ -47,6 +48,7 @@ pub use parallel_start::{parallel_start, ParallelStart};
 pub use polly_start::{polly_start, show_polly, PollyStart};
 pub use progress::{SearchStatus, TuneProgress};
 pub use time_tiled_start::{time_tiled_start, TimeTiledStart};
+pub use vector_start::{vector_start, VectorStart};
 
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
@@ -56,7 +58,7 @@ use crate::harness::{
 };
 use crate::space::complete::complete_with_original;
 use crate::space::names::Names;
-use crate::space::DECISION_PRIORITY;
+use crate::space::{StatementsId, DECISION_PRIORITY};
 use evaluator::KernelEvaluator;
 
 /// Rounds of `--screen` draws MCTS takes while the candidate predicted
@@ -269,6 +271,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         Vec::new()
     };
     // So is the original program with its sums in blocks of accumulators.
+    // `ahead` counts the leaves put before Polly's.
+    let mut ahead = 0;
     let blocked_start = options.search == Strategy::Mcts && !options.no_blocked_start;
     if blocked_start {
         match blocked_start::blocked_start(&loaded.host, &loaded.root, threads) {
@@ -288,6 +292,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                 // and the slower starts after it are cut off after one
                 // run instead of timed in full.
                 starts.insert(0, start.leaf);
+                ahead += 1;
             }
             Ok(None) => {}
             Err(e) => progress.note(&format!("warning: no blocked start ({e})")),
@@ -315,10 +320,52 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                 // caches it is the fastest start by far.
                 for (at, leaf) in start.leaves.into_iter().enumerate() {
                     starts.insert(at, leaf);
+                    ahead += 1;
                 }
             }
             Ok(None) => {}
             Err(e) => progress.note(&format!("warning: no time-tiled start ({e})")),
+        }
+    }
+    // So are the sums a compiler does not vectorize, in vector lanes.
+    let vector_start = options.search == Strategy::Mcts && !options.no_vector_start;
+    if vector_start {
+        match vector_start::vector_start(&loaded.host, &loaded.root, threads) {
+            Ok(Some(start)) => {
+                let names = Names::new(&loaded.host);
+                let list = |dims: &[StatementsId]| {
+                    dims.iter()
+                        .map(|d| names.object(d.0))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let parallel = if start.parallel.is_empty() {
+                    String::new()
+                } else {
+                    format!(", then also {} in parallel", list(&start.parallel))
+                };
+                let leaves: Vec<LoopCandidate> = start
+                    .leaves
+                    .into_iter()
+                    .filter(|leaf| !starts.iter().any(|s| s.decisions() == leaf.decisions()))
+                    .collect();
+                progress.note(&format!(
+                    "vector start: {} in vector lanes{parallel} ({} leaves)",
+                    list(&start.lanes),
+                    leaves.len()
+                ));
+                // After the blocked and time-tiled starts, which apply to
+                // other kernels, and before Polly's schedule, which keeps
+                // such sums in order: where it applies it is the largest
+                // gain, and on loops that run for seconds a short budget
+                // evaluates only the first few starts.
+                for leaf in leaves {
+                    starts.insert(ahead, leaf);
+                    ahead += 1;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => progress.note(&format!("warning: no vector start ({e})")),
         }
     }
     // So is the original program with its outer loops in parallel: the
@@ -397,6 +444,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             "fused_start": fused_start,
             "time_tiled_start": time_tiled_start,
             "parallel_start": parallel_start,
+            "vector_start": vector_start,
             "blocked_start": blocked_start,
             "baselines": configurations.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
         }),

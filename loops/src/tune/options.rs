@@ -183,6 +183,14 @@ pub struct TuneOptions {
     /// evaluated after the other starts.
     #[arg(long)]
     pub no_parallel_start: bool,
+    /// Do not start MCTS from the original program with each statement
+    /// that sums along its innermost loop (a reduction the compiler keeps
+    /// in order) in vector lanes (`omp simd reduction`), alone and, with
+    /// several threads, with outer loops or a 1-D loop's tiles in parallel
+    /// (`docs/loops.md`, "The vector start"), evaluated after the blocked
+    /// and time-tiled starts.
+    #[arg(long)]
+    pub no_vector_start: bool,
     /// Also start MCTS from the original program with its loops fused as
     /// far as the dependences allow (shifted where they need it),
     /// evaluated first.

@@ -6,10 +6,9 @@
 //! the tests say so and pass, unless `COMMUTE_REQUIRE_CLANG=1`.
 
 mod common;
-use common::{compile_and_run, examples_dir, nest_of, EVERY_CONSTRUCT};
+use common::{compile_and_run, examples_dir, nest_of, require_clang, EVERY_CONSTRUCT};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use commute_loops::emit::directives::{directive_code, NotExpressible};
 use commute_loops::emit::explicit::{explicit_code, reference_code};
@@ -24,36 +23,6 @@ use commute_runtime::fix::apply_fixes;
 use commute_runtime::Candidate;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-
-/// A clang that accepts OpenMP 6.0 loop transformations: `clang-22`,
-/// `clang-21`, `clang-20`, or `clang` of major version 20 or later. None
-/// (with a note) when there is none, unless `COMMUTE_REQUIRE_CLANG=1`.
-fn require_clang() -> Option<String> {
-    let version = |program: &str| -> Option<u32> {
-        let output = Command::new(program).arg("--version").output().ok()?;
-        if !output.status.success() {
-            return None;
-        }
-        let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        let after = text.split("clang version ").nth(1)?;
-        after.split('.').next()?.trim().parse().ok()
-    };
-    for program in ["clang-22", "clang-21", "clang-20", "clang"] {
-        if version(program).is_some_and(|major| major >= 20) {
-            return Some(program.to_string());
-        }
-    }
-    if std::env::var("COMMUTE_REQUIRE_CLANG").is_ok_and(|v| v == "1") {
-        panic!(
-            "COMMUTE_REQUIRE_CLANG=1 but no clang-22, clang-21, clang-20 or clang >= 20 in PATH"
-        );
-    }
-    eprintln!(
-        "note: no clang >= 20 in PATH (clang-22, clang-21, clang-20, clang): \
-         the directive tests are skipped"
-    );
-    None
-}
 
 fn scratch(name: &str) -> PathBuf {
     common::scratch("directives", name)
@@ -831,6 +800,50 @@ fn shifted_loops_are_not_expressible() {
     let schedule = named(&host, &["order(i, i#2) = MERGED", "shift(i#2) = YES"]);
     let e = expect_not_expressible(&host, &schedule, "shifted");
     assert!(e.0.contains("iterations late in a fused loop"), "{e}");
+}
+
+/// Nor the larger of values in vector lanes: the user's comparison does
+/// not vectorize with clang, so explicit code writes it with `fmax` (its
+/// target as the user wrote it), and computes the same with clang and
+/// with the system compiler; sequential, the directives keep it.
+#[test]
+fn extrema_in_vector_lanes_are_not_expressible_and_explicit_code_computes_them() {
+    const LARGEST: &str = r#"#include <stdio.h>
+#include "harness.h"
+
+static double A[N], top[1];
+
+int main(int argc, char **argv) {
+  int i;
+  double x;
+  for (i = 0; i < N; i++)
+    A[i] = (double)((i * 7) % 17) / 4.0 - 2.0;
+#pragma scop
+  x = A[0];
+  for (i = 0; i < N; i++)
+    if (A[i] > x)
+      x = A[i];
+  top[0] = x;
+#pragma endscop
+  harness_dump(argc, argv, "top", top, 1);
+  return 0;
+}
+"#;
+    let host = KernelHost::new(read_kernel("largest.c", LARGEST).unwrap_or_else(|e| panic!("{e}")));
+    directive_code(host.kernel(), &named(&host, &[]), &[]).expect("sequential: directives");
+    let schedule = named(&host, &["dim_kind(i) = VECTOR"]);
+    let e = expect_not_expressible(&host, &schedule, "largest in lanes");
+    assert!(e.0.contains("larger or smaller in vector lanes"), "{e}");
+    let code = explicit_code(host.kernel(), &schedule, &[]).expect("explicit code writes it");
+    assert!(code.contains("x = commute_lanes_max(x, (A[i]));"), "{code}");
+    let dir = scratch("largest-lanes");
+    let reference = dump("cc", &dir, "reference", &reference_code(host.kernel()));
+    assert!(reference.contains("2.000000000e+00"), "{reference}");
+    assert_eq!(dump("cc", &dir, "cc", &code), reference);
+    if let Some(clang) = require_clang() {
+        assert_eq!(dump(&clang, &dir, "clang", &code), reference);
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Nor blocks (tiles of tiles): `tile` over `tile` is not one the rules

@@ -179,6 +179,26 @@ pub fn loop_directives(
             }
         }
     }
+    // The larger or smaller in vector lanes vectorizes as `fmax`/`fmin`,
+    // which the user's comparison is not (see the explicit code's
+    // helpers): explicit code writes it so.
+    for l in schedule
+        .loops()
+        .into_iter()
+        .filter(|l| l.kind == Kind::Vector)
+    {
+        if let Some(&(s, _)) = l.statements.iter().find(|&&(s, _)| {
+            kernel
+                .reduction(s)
+                .is_some_and(|u| matches!(u.combiner, Combiner::Max | Combiner::Min))
+        }) {
+            return fail(format!(
+                "the loop {} runs S{}'s larger or smaller in vector lanes: explicit code writes it with `fmax` or `fmin`",
+                loop_name(kernel, l.loops[0]),
+                s.0
+            ));
+        }
+    }
     // A scalar declared in one of the nest's blocks may be declared where
     // the loop that makes it private cannot name it: explicit code
     // declares it at the region's top.

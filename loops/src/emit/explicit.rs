@@ -49,7 +49,7 @@ pub fn explicit_code(
         point_names: point_names(kernel),
         skewed_names: skewed_names(kernel),
         path: Vec::new(),
-        helpers: HELPER_DEFINITIONS.map(|(name, _, _)| {
+        helpers: HELPER_DEFINITIONS.map(|(name, _, _, _)| {
             let mut unique = format!("commute_{name}");
             while taken.contains(&unique) {
                 unique.push('_');
@@ -82,10 +82,18 @@ pub fn explicit_code(
     // rounded quotients: macros keep them readable, defined for the
     // region only.
     writer.out = header;
-    let used: Vec<usize> = (0..4).filter(|&h| writer.helpers[h].1.get()).collect();
+    let used: Vec<usize> = (0..HELPER_DEFINITIONS.len())
+        .filter(|&h| writer.helpers[h].1.get())
+        .collect();
     for &h in &used {
-        let (_, parameters, definition) = HELPER_DEFINITIONS[h];
-        let line = format!("#define {}{parameters} {definition}", writer.helpers[h].0);
+        let (_, parameters, definition, clang) = HELPER_DEFINITIONS[h];
+        let name = &writer.helpers[h].0;
+        let line = match clang {
+            Some(clang) => format!(
+                "#if defined(__clang__)\n#define {name}{parameters} {clang}\n#else\n#define {name}{parameters} {definition}\n#endif"
+            ),
+            None => format!("#define {name}{parameters} {definition}"),
+        };
         writer.out.push_str(&line);
         writer.out.push('\n');
     }
@@ -212,6 +220,8 @@ struct Scope {
     /// Its variable: unique along the path, so nothing inside shadows it.
     variable: String,
     part: Part,
+    /// Whether its iterations run in vector lanes.
+    lanes: bool,
     members: Vec<(StatementId, LoopId)>,
 }
 
@@ -232,9 +242,10 @@ struct Writer<'a> {
     taken: HashSet<String>,
     /// The loops around what is written now, outermost first.
     path: Vec<Scope>,
-    /// The helper macros' names (`min`, `max`, `floord`, `ceild`), unique
-    /// in the file, and which of them the code uses.
-    helpers: [(String, std::cell::Cell<bool>); 4],
+    /// The helper macros' names (`min`, `max`, `floord`, `ceild`, the
+    /// larger and smaller in vector lanes), unique in the file, and which
+    /// of them the code uses.
+    helpers: [(String, std::cell::Cell<bool>); HELPER_DEFINITIONS.len()],
     /// The array elements reduced by the loops around what is written now.
     accumulators: Vec<Accumulator>,
     /// Accumulators declared so far (their names are numbered).
@@ -277,20 +288,43 @@ const MIN: usize = 0;
 const MAX: usize = 1;
 const FLOORD: usize = 2;
 const CEILD: usize = 3;
+const LANES_MAX: usize = 4;
+const LANES_MIN: usize = 5;
 
-/// The helpers' definitions, by parameter list and body.
-const HELPER_DEFINITIONS: [(&str, &str, &str); 4] = [
-    ("min", "(a, b)", "((a) < (b) ? (a) : (b))"),
-    ("max", "(a, b)", "((a) > (b) ? (a) : (b))"),
+/// The helpers' definitions, by parameter list and body, and the body
+/// clang gets where it differs. The larger and smaller in vector lanes
+/// (`LANES_MAX`, `LANES_MIN`) are, for clang, the floating-point types'
+/// `fmax` and `fmin`: clang-22 vectorizes those as a reduction under `omp
+/// simd`, and not a comparison (without `-ffinite-math-only`); gcc 12
+/// vectorizes the comparison and calls `fmax`. clang's differ from `if
+/// (b > a) a = b;` only where `a` is a NaN (the other value is kept) and
+/// between zeros of two signs.
+const HELPER_DEFINITIONS: [(&str, &str, &str, Option<&str>); 6] = [
+    ("min", "(a, b)", "((a) < (b) ? (a) : (b))", None),
+    ("max", "(a, b)", "((a) > (b) ? (a) : (b))", None),
     (
         "floord",
         "(n, d)",
         "((n) >= 0 ? (n) / (d) : -((-(n) + (d) - 1) / (d)))",
+        None,
     ),
     (
         "ceild",
         "(n, d)",
         "((n) >= 0 ? ((n) + (d) - 1) / (d) : -(-(n) / (d)))",
+        None,
+    ),
+    (
+        "lanes_max",
+        "(a, b)",
+        "((b) > (a) ? (b) : (a))",
+        Some("_Generic((a), float: __builtin_fmaxf((a), (b)), double: __builtin_fmax((a), (b)), long double: __builtin_fmaxl((a), (b)), default: ((b) > (a) ? (b) : (a)))"),
+    ),
+    (
+        "lanes_min",
+        "(a, b)",
+        "((b) < (a) ? (b) : (a))",
+        Some("_Generic((a), float: __builtin_fminf((a), (b)), double: __builtin_fmin((a), (b)), long double: __builtin_fminl((a), (b)), default: ((b) < (a) ? (b) : (a)))"),
     ),
 ];
 
@@ -597,6 +631,20 @@ impl Writer<'_> {
         let statement = &self.kernel.statements[s.0];
         let accumulated = self.accumulators.iter().find(|a| a.statement == s);
         let copies: i64 = jams.iter().map(|j| j.count).product();
+        // The larger or smaller in vector lanes is written with the
+        // helpers that vectorize.
+        let lanes = self.path.iter().any(|scope| scope.lanes);
+        let extremum = |update: &Update, target: &str| {
+            let which = match update.combiner {
+                Combiner::Max => LANES_MAX,
+                Combiner::Min => LANES_MIN,
+                Combiner::Sum | Combiner::Product => return None,
+            };
+            Some(format!(
+                "{target} = {};",
+                self.helper(which, target, &format!("({})", update.operand))
+            ))
+        };
         // Each copy's code: a reduced statement updates its copy's
         // accumulator.
         let texts: Vec<String> = (0..copies.max(1))
@@ -609,10 +657,27 @@ impl Writer<'_> {
                     let name = &a.names[usize::try_from(index / inner.max(1))
                         .unwrap_or(0)
                         .min(a.names.len() - 1)];
-                    a.update
-                        .applied_to(&format!("{name}{}", self.block_index(s, &a.block)))
+                    let target = format!("{name}{}", self.block_index(s, &a.block));
+                    lanes
+                        .then(|| extremum(&a.update, &target))
+                        .flatten()
+                        .unwrap_or_else(|| a.update.applied_to(&target))
                 }
-                None => statement.code.trim().to_string(),
+                None => {
+                    // The target as the user wrote it, where the
+                    // statement's code is still the user's.
+                    let code = statement.code.trim();
+                    let source = &self.kernel.source;
+                    let target = source
+                        .get(statement.span.clone())
+                        .filter(|text| text.trim() == code)
+                        .and_then(|_| source.get(statement.write.span.clone()));
+                    match (lanes, self.kernel.reduction(s), target) {
+                        (true, Some(update), Some(target)) => extremum(update, target),
+                        _ => None,
+                    }
+                    .unwrap_or_else(|| code.to_string())
+                }
             })
             .collect();
         // Reads of packed operands read their buffers (the innermost
@@ -993,6 +1058,7 @@ impl Writer<'_> {
             self.path.push(Scope {
                 variable,
                 part: Part::Point,
+                lanes: false,
                 members: vec![(s, x)],
             });
         }
@@ -1093,6 +1159,7 @@ impl Writer<'_> {
         self.path.push(Scope {
             variable: variable.clone(),
             part: l.part,
+            lanes: l.kind == Kind::Vector,
             members,
         });
         let inner = format!("{indent}  ");
@@ -1206,6 +1273,7 @@ impl Writer<'_> {
             writer.path.push(Scope {
                 variable: variable.clone(),
                 part: l.part,
+                lanes: false,
                 members,
             });
             (variable, start, upper, origin)

@@ -202,3 +202,33 @@ int main(int argc, char **argv) {
   return 0;
 }
 "#;
+
+/// A clang that accepts OpenMP 6.0 loop transformations: `clang-22`,
+/// `clang-21`, `clang-20`, or `clang` of major version 20 or later. None
+/// (with a note) when there is none, unless `COMMUTE_REQUIRE_CLANG=1`.
+pub fn require_clang() -> Option<String> {
+    let version = |program: &str| -> Option<u32> {
+        let output = Command::new(program).arg("--version").output().ok()?;
+        if !output.status.success() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let after = text.split("clang version ").nth(1)?;
+        after.split('.').next()?.trim().parse().ok()
+    };
+    for program in ["clang-22", "clang-21", "clang-20", "clang"] {
+        if version(program).is_some_and(|major| major >= 20) {
+            return Some(program.to_string());
+        }
+    }
+    if std::env::var("COMMUTE_REQUIRE_CLANG").is_ok_and(|v| v == "1") {
+        panic!(
+            "COMMUTE_REQUIRE_CLANG=1 but no clang-22, clang-21, clang-20 or clang >= 20 in PATH"
+        );
+    }
+    eprintln!(
+        "note: no clang >= 20 in PATH (clang-22, clang-21, clang-20, clang): \
+         the tests that need it are skipped"
+    );
+    None
+}

@@ -270,9 +270,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     } else {
         Vec::new()
     };
+    let polly_leaves = starts.len();
     // So is the original program with its sums in blocks of accumulators.
-    // `ahead` counts the leaves put before Polly's.
-    let mut ahead = 0;
     let blocked_start = options.search == Strategy::Mcts && !options.no_blocked_start;
     if blocked_start {
         match blocked_start::blocked_start(&loaded.host, &loaded.root, threads) {
@@ -292,7 +291,6 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                 // and the slower starts after it are cut off after one
                 // run instead of timed in full.
                 starts.insert(0, start.leaf);
-                ahead += 1;
             }
             Ok(None) => {}
             Err(e) => progress.note(&format!("warning: no blocked start ({e})")),
@@ -320,7 +318,6 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                 // caches it is the fastest start by far.
                 for (at, leaf) in start.leaves.into_iter().enumerate() {
                     starts.insert(at, leaf);
-                    ahead += 1;
                 }
             }
             Ok(None) => {}
@@ -350,19 +347,18 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
                     .filter(|leaf| !starts.iter().any(|s| s.decisions() == leaf.decisions()))
                     .collect();
                 progress.note(&format!(
-                    "vector start: {} in vector lanes{parallel} ({} leaves)",
+                    "vector start: {} in vector lanes{parallel} ({} {})",
                     list(&start.lanes),
-                    leaves.len()
+                    leaves.len(),
+                    if leaves.len() == 1 { "leaf" } else { "leaves" }
                 ));
                 // After the blocked and time-tiled starts, which apply to
                 // other kernels, and before Polly's schedule, which keeps
                 // such sums in order: where it applies it is the largest
                 // gain, and on loops that run for seconds a short budget
                 // evaluates only the first few starts.
-                for leaf in leaves {
-                    starts.insert(ahead, leaf);
-                    ahead += 1;
-                }
+                let ahead = starts.len() - polly_leaves;
+                starts.splice(ahead..ahead, leaves);
             }
             Ok(None) => {}
             Err(e) => progress.note(&format!("warning: no vector start ({e})")),

@@ -312,6 +312,18 @@ fn print(kernel: &Kernel) {
             );
         }
         say!("      writes {}", access(kernel, &s.write));
+        let gathers: Vec<&str> = kernel
+            .gathers
+            .iter()
+            .filter(|g| s.span.start <= g.span.start && g.span.end <= s.span.end)
+            .map(|g| &kernel.source[g.span.clone()])
+            .collect();
+        if !gathers.is_empty() {
+            say!(
+                "      gathers {} (at computed subscripts, from arrays the nest does not write: no dependence)",
+                gathers.join(", ")
+            );
+        }
         say!(
             "      reads  {}",
             if reads.is_empty() {

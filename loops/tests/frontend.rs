@@ -125,7 +125,7 @@ fn unsupported_constructs_are_named_with_their_place() {
             "array subscript: `i*j` is not affine: a product of two variables",
         ),
         (
-            "  for (i = 0; i < n; i++)\n    A[i][0] = f(B[i/2][0]);",
+            "  for (i = 0; i < n; i++)\n    B[i][0] = f(B[i/2][0]);",
             "`i/2` is not affine: operator `/`",
         ),
         (

@@ -234,6 +234,56 @@ fn quotients_of_symbolic_constants_are_symbolic_constants() {
 }
 
 #[test]
+fn arrays_the_nest_does_not_write_are_read_at_computed_subscripts() {
+    let kernel = read("  for (i = 0; i < n; i++) {\n    s += x[i] * y[col[i]];\n    for (j = 0; j < n; j++)\n      A[i][j] = B[i][cols[i][j]] + B[j / 2][i];\n  }");
+    let gathers: Vec<(&str, &str)> = kernel
+        .gathers
+        .iter()
+        .map(|g| (g.name.as_str(), &kernel.source[g.span.clone()]))
+        .collect();
+    assert_eq!(
+        gathers,
+        [
+            ("y", "y[col[i]]"),
+            ("B", "B[i][cols[i][j]]"),
+            ("B", "B[j / 2][i]")
+        ]
+    );
+    // What their subscripts read are the statements' reads; the arrays
+    // gathered from are no accesses, and the code is as written.
+    let reads: Vec<Vec<&str>> = kernel
+        .statements
+        .iter()
+        .map(|s| s.reads.iter().map(|a| a.name.as_str()).collect())
+        .collect();
+    assert_eq!(reads, [vec!["s", "x", "col"], vec!["cols"]]);
+    assert_eq!(
+        codes(&kernel),
+        [
+            "s += x[i] * y[col[i]];",
+            "A[i][j] = B[i][cols[i][j]] + B[j / 2][i];"
+        ]
+    );
+    // An array the nest writes, or may write through a pointer without
+    // `restrict`, is read at affine subscripts only.
+    let message = error("  for (i = 1; i < n; i++)\n    x[i] = x[col[i]] + 1.0;");
+    assert!(
+        message.contains("kernel.c:6:14: array subscript: `col[i]` is not affine: only integers, loop iterators, symbolic constants, `+`, `-` and products; an array is read at such a subscript only if the loop nest does not write it, and it writes `x`"),
+        "{message}"
+    );
+    let message = pointers("  for (i = 0; i < n; i++)\n    d[i] = x[i * i];").expect_err("refused");
+    assert!(
+        message.contains("mm.c:5:12: array subscript: `x[i * i]` reads `x` at a subscript that is not affine, and `x` may share memory with `d`, which the loop nest writes (a pointer without `restrict`)"),
+        "{message}"
+    );
+    // The index is read as any other element: a gather reading what the
+    // nest writes depends on it.
+    let kernel = read("  for (i = 0; i < n; i++) {\n    k = i * i;\n    x[i] = y[k];\n  }");
+    assert_eq!(kernel.gathers.len(), 1);
+    assert!(kernel.statements[1].reads.iter().any(|a| a.name == "k"));
+}
+
+#[test]
 fn integer_scalars_assigned_an_affine_value_are_read_as_it() {
     let kernel = read("  for (i = 0; i < n - 1; i++) {\n    k = i + 1;\n    x[i] = x[k] + k;\n    for (j = 0; j < k; j++) {\n      int at = k * 64 + j;\n      y[at - 64] += A[i][j];\n    }\n  }");
     let subscripts: Vec<String> = kernel

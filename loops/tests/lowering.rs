@@ -1051,3 +1051,74 @@ int main(int argc, char **argv) {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// Reads at computed subscripts (a sparse dot product `s += a[i] *
+/// b[ip[i]]`, an ELLPACK matrix-vector product `y[i] += vals[i][j] *
+/// b[cols[i][j]]`) of an array the nest does not write: random candidates
+/// and the vector start's leaves compile and compute the original arrays
+/// (within the tolerance of a reassociated sum).
+#[test]
+fn gathers_from_arrays_the_nest_does_not_write_compute_the_original_arrays() {
+    use commute_loops::tune::vector_start;
+    const GATHERS: &str = r#"#include <stdio.h>
+#include "harness.h"
+
+static double a[N], b[N], y[N], vals[N][8], dot[1];
+static int ip[N], cols[N][8];
+
+int main(int argc, char **argv) {
+  int i, j;
+  double s;
+  for (i = 0; i < N; i++) {
+    a[i] = (double)(i % 7) / 8.0;
+    b[i] = (double)(i % 5) / 4.0 - 0.5;
+    ip[i] = (i * 37 + 11) % N;
+    for (j = 0; j < 8; j++) {
+      vals[i][j] = (double)((i + j) % 9) / 16.0;
+      cols[i][j] = (i * 8 + j * 13) % N;
+    }
+  }
+#pragma scop
+  s = 0.0;
+  for (i = 0; i < N; i++)
+    s += a[i] * b[ip[i]];
+  dot[0] = s;
+  for (i = 0; i < N; i++) {
+    y[i] = 0.0;
+    for (j = 0; j < 8; j++)
+      y[i] += vals[i][j] * b[cols[i][j]];
+  }
+#pragma endscop
+  harness_dump(argc, argv, "dot", dot, 1);
+  harness_dump(argc, argv, "y", y, N);
+  return 0;
+}
+"#;
+    let kernel = read_kernel("gathers.c", GATHERS).unwrap_or_else(|e| panic!("{e}"));
+    let gathered: Vec<&str> = kernel.gathers.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(gathered, ["b", "b"]);
+    let host = KernelHost::new(kernel);
+    let dir = scratch("gathers");
+    let reference = dump_values(&run(&dir, "reference", &reference_code(host.kernel())));
+    let mut leaves: Vec<Candidate<Backbone<KernelHost>>> = vector_start(&host, &root(&host), 2)
+        .expect("no error")
+        .expect("the sum is a reduction")
+        .leaves;
+    let start = root(&host);
+    let mut rng = StdRng::seed_from_u64(5);
+    while leaves.len() < 8 {
+        if let Descent::Leaf { leaf, .. } = random_descent_backtracking(&start, &[], &mut rng) {
+            leaves.push(leaf);
+        }
+    }
+    for (n, leaf) in leaves.iter().enumerate() {
+        let (schedule, code) = lower(&host, leaf);
+        let output = dump_values(&run(&dir, &format!("candidate{n}"), &code));
+        assert!(
+            same_values(&output, &reference, 1e-9),
+            "candidate {n} computes other arrays:\n{}\n{code}",
+            schedule.outline(host.kernel())
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use super::condition::{Condition, ValueTest};
 use super::delinearize::RawAccess;
 use super::delinearize::{Polynomial, ProductError};
-use super::kernel::{Affine, FrontendError, Variable};
+use super::kernel::{Affine, FrontendError, Gather, Variable};
 use super::reader::{Reader, Reading};
 
 impl Reader<'_> {
@@ -279,9 +279,21 @@ impl Reader<'_> {
                 Ok(())
             }
             "subscript_expression" => {
-                let access = self.access(node)?;
-                out.push(access);
-                Ok(())
+                if let Some(scalar) = self.computed_index(node) {
+                    let refused = self.error(
+                        node,
+                        "array subscript",
+                        &format!("`{scalar}` is a value the loop nest computes, not affine"),
+                    );
+                    return self.gather(node, out, refused);
+                }
+                match self.access(node) {
+                    Ok(access) => {
+                        out.push(access);
+                        Ok(())
+                    }
+                    Err(refused) => self.gather(node, out, refused),
+                }
             }
             // Conditional expressions (`a < b ? a : b`) are pure: the
             // condition and both branches are read.
@@ -313,6 +325,83 @@ impl Reader<'_> {
             }
             _ => Err(self.unsupported(node)),
         }
+    }
+
+    /// A scalar the subscripts of `node` read that the nest assigns a value
+    /// the front-end does not know as affine (`k` in `b[k]` after `k =
+    /// ip[i];`): such a subscript reaches elements no affine form names,
+    /// though the scalar would otherwise read as a symbolic constant.
+    fn computed_index(&self, node: Node) -> Option<String> {
+        fn find(reader: &Reader<'_>, n: Node) -> Option<String> {
+            if n.kind() == "identifier" {
+                let name = reader.text(n);
+                let computed = reader.written.contains(name)
+                    && reader.known_scalar(name).is_none()
+                    && !reader
+                        .iterators
+                        .iter()
+                        .any(|l| reader.kernel.loops[l.0].iterator == name);
+                return computed.then(|| name.to_string());
+            }
+            let mut cursor = n.walk();
+            let children: Vec<Node> = n.named_children(&mut cursor).collect();
+            children.into_iter().find_map(|c| find(reader, c))
+        }
+        let mut current = node;
+        while current.kind() == "subscript_expression" {
+            if let Some(found) = current
+                .child_by_field_name("index")
+                .and_then(|index| find(self, index))
+            {
+                return Some(found);
+            }
+            current = current.child_by_field_name("argument")?;
+        }
+        None
+    }
+
+    /// A read at a computed subscript (`b[ip[i]]`) of an array the nest
+    /// never writes: a [`Gather`], what its subscripts read being read.
+    /// Otherwise `refused`, the subscript's error, saying why not.
+    fn gather(
+        &mut self,
+        node: Node,
+        out: &mut Vec<RawAccess>,
+        refused: FrontendError,
+    ) -> Result<(), FrontendError> {
+        let mut indices = Vec::new();
+        let mut current = node;
+        while current.kind() == "subscript_expression" {
+            let (Some(index), Some(argument)) = (
+                current.child_by_field_name("index"),
+                current.child_by_field_name("argument"),
+            ) else {
+                return Err(refused);
+            };
+            indices.push(index);
+            current = argument;
+        }
+        if current.kind() != "identifier" {
+            return Err(refused);
+        }
+        let name = self.text(current).to_string();
+        if self.written.contains(&name) {
+            return Err(FrontendError {
+                message: format!(
+                    "{}; an array is read at such a subscript only if the loop nest does not write it, and it writes `{name}`",
+                    refused.message
+                ),
+                ..refused
+            });
+        }
+        for index in indices.into_iter().rev() {
+            self.reads(index, out)?;
+        }
+        let span = node.byte_range();
+        if !self.kernel.gathers.iter().any(|g| g.span == span) {
+            self.kernel.gathers.push(Gather { name, span });
+        }
+        Ok(())
     }
 
     /// An `if` condition: affine comparisons (joined by `&&`, `||`, `!`)

@@ -453,6 +453,20 @@ pub struct PrivateScalar {
     pub loops: Vec<LoopId>,
 }
 
+/// A read of an array element at a computed subscript (`b[ip[i]]`): an
+/// array the nest never writes (nor may share memory with one it
+/// writes), so that which element an instance reads cannot order it
+/// against another. It is no [`Access`]: no dependence, footprint or
+/// contiguity is derived from it; what its subscripts read (`ip[i]`) are
+/// the statement's reads, and its text stays in the statement's code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gather {
+    /// The array read.
+    pub name: String,
+    /// Byte span of the whole read (`b[ip[i]]`) in the file.
+    pub span: Range<usize>,
+}
+
 /// A scalar accumulator the front-end replaced by the element its sum was
 /// stored to (`s = 0; for k: s += e; C[i][j] = s;` read as `C[i][j] = 0;
 /// for k: C[i][j] += e;`), in one loop whose iterations started by
@@ -514,6 +528,9 @@ pub struct Kernel {
     /// The scalar accumulators read as updates of the element they were
     /// stored to.
     pub in_place: Vec<InPlace>,
+    /// Reads of arrays the nest never writes at subscripts that are not
+    /// affine (`b[ip[i]]`, `x[col[i][j]]`), in textual order.
+    pub gathers: Vec<Gather>,
 }
 
 impl Kernel {

@@ -35,7 +35,7 @@ mod reader;
 mod region;
 
 pub use kernel::{
-    Access, Affine, Combiner, Direction, FrontendError, InPlace, Kernel, Linearized, LocalScalar,
-    Loop, LoopId, PrivateScalar, RegionKind, Statement, StatementId, Update, Variable,
+    Access, Affine, Combiner, Direction, FrontendError, Gather, InPlace, Kernel, Linearized,
+    LocalScalar, Loop, LoopId, PrivateScalar, RegionKind, Statement, StatementId, Update, Variable,
 };
 pub use region::{has_scop_region, list_nests, read_kernel, read_kernel_file, read_nest, Nest};

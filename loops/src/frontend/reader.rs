@@ -112,6 +112,7 @@ pub(crate) fn read_region(
             aliasing: Vec::new(),
             private_scalars: Vec::new(),
             in_place: Vec::new(),
+            gathers: Vec::new(),
         },
         iterators: Vec::new(),
         written: HashSet::new(),
@@ -150,6 +151,7 @@ pub(crate) fn read_region(
     reader.check_names()?;
     reader.check_locals()?;
     reader.finish();
+    reader.check_gathers()?;
     let mut kernel = reader.kernel;
     kernel.private_scalars = private_scalars(&kernel, &|name| {
         outlives_region(name, function, &region, source)
@@ -1545,8 +1547,34 @@ impl Reader<'_> {
             .flat_map(|s| std::iter::once(&s.write).chain(&s.reads))
             .filter(|a| !a.subscripts.is_empty())
             .map(|a| a.name.clone())
+            .chain(self.kernel.gathers.iter().map(|g| g.name.clone()))
             .collect();
         self.kernel.aliasing = aliasing(&arrays, &self.pointers);
+    }
+
+    /// No array read at a computed subscript may share memory with one
+    /// the nest writes (the array itself was refused as it was read).
+    fn check_gathers(&self) -> Result<(), FrontendError> {
+        for gather in &self.kernel.gathers {
+            let written =
+                self.kernel.statements.iter().map(|s| &s.write).find(|w| {
+                    !w.subscripts.is_empty() && self.kernel.may_alias(&gather.name, &w.name)
+                });
+            if let Some(written) = written {
+                return Err(self.error_at(
+                    gather.span.start,
+                    "array subscript",
+                    &format!(
+                        "`{}` reads `{}` at a subscript that is not affine, and `{}` may share memory with `{}`, which the loop nest writes (a pointer without `restrict`): an array is read at such a subscript only if the loop nest writes nothing it may share memory with",
+                        &self.source[gather.span.clone()],
+                        gather.name,
+                        gather.name,
+                        written.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -843,3 +843,79 @@ fn wide_vectors_follow_the_target_of_the_flags() {
     assert!(!compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64"])));
     assert!(compiler.has_wide_vectors(&dir.0, &flags(&["-O2", "-march=x86-64", "-mavx512f"])));
 }
+
+/// A compiler that builds with `cc` and appends each command line to
+/// `commands.log` in `dir`.
+fn logging_compiler(dir: &TempDir) -> Compiler {
+    let path = dir.0.join("logging-cc");
+    let log = dir.0.join("commands.log");
+    script(
+        &path,
+        &format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec cc \"$@\"\n",
+            log.display()
+        ),
+    );
+    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_other_sources_are_compiled_once_into_objects_every_build_links() {
+    let dir = TempDir::new("objects");
+    let helper = dir.0.join("helper.c");
+    std::fs::write(&helper, "double helper_scale(void) { return 0.5; }\n").expect("write");
+    let mut config = config(logging_compiler(&dir), &dir);
+    config.cflags = vec![
+        "-O2".to_string(),
+        helper.display().to_string(),
+        "-lm".to_string(),
+    ];
+    let source = |offset: &str| {
+        format!(
+            "double helper_scale(void);\n{}",
+            program(&format!("A[i][j] = A[i][j] * helper_scale() + {offset};"))
+        )
+    };
+    let mut harness =
+        Harness::new(config.clone(), &source("1.0")).unwrap_or_else(|e| panic!("{e}"));
+    for candidate in [
+        format!("/* one */\n{}", source("1.0")),
+        format!("/* two */\n{}", source("1.0")),
+    ] {
+        let measured = harness.evaluate(&candidate);
+        assert!(
+            matches!(measured, Measurement::Timed { .. }),
+            "{}",
+            measured.summary()
+        );
+    }
+    // A candidate computing other values is still told apart.
+    assert!(matches!(
+        harness.evaluate(&source("2.0")),
+        Measurement::WrongOutput { .. }
+    ));
+    let commands = std::fs::read_to_string(dir.0.join("commands.log")).expect("log");
+    let helper_compiles = commands
+        .lines()
+        .filter(|l| l.contains(" -c ") && l.contains("helper.c"))
+        .count();
+    let links = commands
+        .lines()
+        .filter(|l| l.contains("kernel.c") && l.contains("helper.o"))
+        .count();
+    // Once per build (with and without the dump), every build linking it.
+    assert!((1..=2).contains(&helper_compiles), "{commands}");
+    assert!(links >= 4, "{commands}");
+    assert!(!commands
+        .lines()
+        .any(|l| l.contains("kernel.c") && l.contains("helper.c")));
+
+    // A source that does not compile fails every build that links it,
+    // naming it.
+    std::fs::write(&helper, "double helper_scale(void) { return 0.5 }\n").expect("write");
+    let dir = TempDir::new("objects-broken");
+    let mut broken = config;
+    broken.work_dir = dir.0.join("work");
+    let error = Harness::new(broken, &source("1.0")).expect_err("does not build");
+    assert!(error.to_string().contains("helper.c on its own"), "{error}");
+}

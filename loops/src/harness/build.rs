@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::error::{HarnessError, HarnessErrorKind};
+use super::objects::Objects;
 use super::output::without_scop_pragmas;
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
@@ -64,12 +65,13 @@ pub(super) enum CompileResult {
 /// How a compile ended and how long it took, or why it could not run.
 pub(super) type Compiled = Result<(CompileResult, f64), HarnessError>;
 
-/// What one compile needs: the compiler, the flags before the source, and
-/// the timeout.
+/// What one compile needs: the compiler, the flags before the source, the
+/// timeout, and where the other sources' objects are.
 pub(super) struct Toolchain<'a> {
     pub(super) compiler: &'a Path,
     pub(super) flags: &'a [String],
     pub(super) timeout: Duration,
+    pub(super) objects: &'a Objects,
 }
 
 impl Toolchain<'_> {
@@ -87,11 +89,20 @@ impl Toolchain<'_> {
         }
         let log_path = dir.join(COMPILE_LOG_FILE);
         let log = File::create(&log_path).map_err(|e| HarnessError::io("create", &log_path, &e))?;
+        let start = Instant::now();
+        let dump: &[&str] = match build {
+            Build::Check => &[DUMP_FLAG],
+            Build::Timed => &[],
+        };
+        let flags = match self
+            .objects
+            .link(self.compiler, self.flags, dump, self.timeout)?
+        {
+            Ok(flags) => flags,
+            Err(failure) => return Ok((failure, start.elapsed().as_secs_f64())),
+        };
         let mut command = Command::new(self.compiler);
-        command.args(self.flags);
-        if build == Build::Check {
-            command.arg(DUMP_FLAG);
-        }
+        command.args(&flags).args(dump);
         command
             .arg(SOURCE_FILE)
             .arg("-o")
@@ -102,7 +113,6 @@ impl Toolchain<'_> {
             .stdout(Stdio::null())
             .stderr(Stdio::from(log));
         new_process_group(&mut command);
-        let start = Instant::now();
         let mut child = spawn(&mut command).map_err(|e| {
             HarnessError::new(
                 HarnessErrorKind::Compiler,

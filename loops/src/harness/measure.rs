@@ -21,6 +21,7 @@ use super::compiler::Compiler;
 use super::config::{absolute_paths, HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::measurement::Measurement;
+use super::objects::Objects;
 use super::output::{
     compare_outputs, dump_section, last_message_line, parse_time, strip_time_line, truncate,
 };
@@ -146,6 +147,8 @@ pub struct Harness {
     before_kernel: Option<f64>,
     compiles: usize,
     last_phases: Phases,
+    /// The other sources' objects, built once.
+    objects: Objects,
 }
 
 /// The measurement of a compile that did not build, if it did not.
@@ -209,6 +212,7 @@ impl Harness {
         config.threads = config.threads.max(1);
         config.jobs = config.jobs.max(1);
         let flags = config.build_flags(&config.compiler, &[]);
+        let objects = Objects::new(config.work_dir.join("objects"));
         let mut harness = Harness {
             config,
             flags,
@@ -227,6 +231,7 @@ impl Harness {
             before_kernel: None,
             compiles: 0,
             last_phases: Phases::default(),
+            objects,
         };
         let hash = harness.hash(reference_source);
         let dir = harness.build_dir(reference_source);
@@ -501,6 +506,7 @@ impl Harness {
             compiler: &self.config.compiler.path,
             flags: &self.flags,
             timeout: self.config.compile_timeout,
+            objects: &self.objects,
         };
         let start = Instant::now();
         let results = toolchain.compile_all(&tasks, self.config.jobs);
@@ -635,6 +641,7 @@ impl Harness {
             compiler: &self.config.compiler.path,
             flags: &self.flags,
             timeout: self.config.compile_timeout,
+            objects: &self.objects,
         };
         let compiled = toolchain.compile(dir, Build::Check, source);
         self.last_phases.compile += start.elapsed().as_secs_f64();

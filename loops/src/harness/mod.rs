@@ -48,6 +48,10 @@
 //! replaced by a comment in the file compiled (`kernel.c` in the build
 //! directory; line numbers are kept).
 //!
+//! The other sources among the flags (`utilities/polybench.c`, a suite's
+//! `common.c`) are compiled once into objects that every build links
+//! (`objects.rs`): a candidate's build compiles its own file alone.
+//!
 //! One file per concept: `measure.rs` (the [`Harness`]), `build.rs`
 //! (check and timing builds, compiled in parallel), `compiler.rs`,
 //! `config.rs`, `measurement.rs`, `error.rs`, `process.rs` (spawning,
@@ -61,6 +65,7 @@ mod config;
 mod error;
 mod measure;
 mod measurement;
+mod objects;
 mod output;
 mod probe;
 mod process;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::build::{Build, CompileResult, Toolchain};
 use super::config::HarnessConfig;
+use super::objects::Objects;
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
 /// The flags a candidate gets (the dump aside), then `extra`.
@@ -40,10 +41,12 @@ pub fn build_probe(
     timeout: Duration,
 ) -> (std::path::PathBuf, Result<(), String>) {
     let flags = flags(config, extra);
+    let objects = Objects::new(dir.join("objects"));
     let toolchain = Toolchain {
         compiler: &config.compiler.path,
         flags: &flags,
         timeout,
+        objects: &objects,
     };
     let built = match toolchain.compile(dir, Build::Timed, source) {
         Ok((CompileResult::Built, _)) => Ok(()),

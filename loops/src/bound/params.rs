@@ -202,23 +202,63 @@ fn is_identifier(token: &str) -> bool {
 /// The element type `name` is declared with in `preprocessed`, if a
 /// declaration of it reads `double` or `float` (`static double A[N][N]`,
 /// `double alpha` in a parameter list, `double (*A)[N]`, `double A[N],
-/// B[N]`).
+/// B[N]`), or a name a `typedef` gives one of them (TSVC's `typedef
+/// float real_t;`).
 pub fn element_type(preprocessed: &str, name: &str) -> Option<Element> {
     let tokens = tokenize(preprocessed);
+    let typedefs = typedefs(&tokens);
+    let type_name = |token: &str| keyword(token).or_else(|| typedefs.get(token).copied());
     for (at, token) in tokens.iter().enumerate() {
         if *token != name {
             continue;
         }
-        if let Some(element) = declared_before(&tokens, at) {
+        if let Some(element) = declared_before(&tokens, at, &type_name) {
             return Some(element);
         }
     }
     None
 }
 
-/// The type keyword of the declaration whose declarator holds the token
-/// at `at`, if it is `double` or `float`.
-fn declared_before(tokens: &[&str], at: usize) -> Option<Element> {
+/// The names `typedef` declarations give `double` or `float` (qualified,
+/// or through an earlier such name): `typedef float real_t;`.
+fn typedefs<'t>(tokens: &[&'t str]) -> HashMap<&'t str, Element> {
+    let mut names = HashMap::new();
+    for (at, _) in tokens.iter().enumerate().filter(|(_, t)| **t == "typedef") {
+        let Some(end) = tokens[at..].iter().position(|t| *t == ";") else {
+            break;
+        };
+        let [types @ .., name] = &tokens[at + 1..at + end] else {
+            continue;
+        };
+        if !is_identifier(name) {
+            continue;
+        }
+        let mut element = None;
+        for token in types {
+            match keyword(token).or_else(|| names.get(token).copied()) {
+                Some(e) => element = Some(e),
+                None if matches!(*token, "const" | "volatile") => {}
+                // A pointer, array, function or other type.
+                None => {
+                    element = None;
+                    break;
+                }
+            }
+        }
+        if let Some(element) = element {
+            names.insert(*name, element);
+        }
+    }
+    names
+}
+
+/// The type of the declaration whose declarator holds the token at `at`,
+/// if `type_name` reads it as `double` or `float`.
+fn declared_before(
+    tokens: &[&str],
+    at: usize,
+    type_name: &dyn Fn(&str) -> Option<Element>,
+) -> Option<Element> {
     const SKIP: [&str; 8] = [
         "*",
         "(",
@@ -234,7 +274,7 @@ fn declared_before(tokens: &[&str], at: usize) -> Option<Element> {
         k -= 1;
     }
     let before = *tokens.get(k.checked_sub(1)?)?;
-    if let Some(element) = keyword(before) {
+    if let Some(element) = type_name(before) {
         return Some(element);
     }
     if before != "," {
@@ -256,10 +296,18 @@ fn declared_before(tokens: &[&str], at: usize) -> Option<Element> {
         }
         start -= 1;
     }
-    tokens[start..k]
-        .iter()
-        .find(|t| !matches!(**t, "static" | "const" | "extern" | "volatile" | "register"))
-        .and_then(|t| keyword(t))
+    // The first token that is no storage class, qualifier or attribute.
+    let mut first = start;
+    while first < k {
+        match tokens[first] {
+            "static" | "const" | "extern" | "volatile" | "register" => first += 1,
+            "__attribute__" if tokens.get(first + 1) == Some(&"(") => {
+                first = closing(tokens, first + 1)? + 1;
+            }
+            token => return type_name(token),
+        }
+    }
+    None
 }
 
 fn keyword(token: &str) -> Option<Element> {
@@ -461,5 +509,13 @@ mod tests {
         assert_eq!(element_type(text, "E"), None);
         assert_eq!(element_type(text, "n"), None);
         assert_eq!(element_type(text, "x"), None);
+        // Names typedefs give the types, as TSVC declares its arrays.
+        let text = "typedef float real_t;\ntypedef const real_t creal;\ntypedef real_t (*f_t)(int);\ntypedef real_t *p_t;\n\
+                    extern __attribute__((aligned(64))) real_t a[32000], b[32000];\n\
+                    creal s; f_t f; p_t p;";
+        assert_eq!(element_type(text, "a"), Some(Element::Float));
+        assert_eq!(element_type(text, "b"), Some(Element::Float));
+        assert_eq!(element_type(text, "s"), Some(Element::Float));
+        assert_eq!(element_type(text, "f"), None);
     }
 }

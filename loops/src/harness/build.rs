@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::error::{HarnessError, HarnessErrorKind};
-use super::objects::Objects;
+use super::objects::{Objects, Unbuilt};
 use super::output::without_scop_pragmas;
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
@@ -27,6 +27,19 @@ const TIMED_DIR: &str = "timed";
 
 /// The flag that turns the array dump on.
 pub(super) const DUMP_FLAG: &str = "-DPOLYBENCH_DUMP_ARRAYS";
+
+/// The first [`COMPILE_LOG_LINES`] lines of a compiler's messages, then
+/// `ending` (how it ended) when there is one.
+fn compiler_log(text: &str, ending: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().take(COMPILE_LOG_LINES).collect();
+    if lines.is_empty() {
+        lines.push("(no message)");
+    }
+    if !ending.is_empty() {
+        lines.push(ending);
+    }
+    lines.join("\n")
+}
 
 /// One of a source's two builds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +112,15 @@ impl Toolchain<'_> {
             .link(self.compiler, self.flags, dump, self.timeout)?
         {
             Ok(flags) => flags,
-            Err(failure) => return Ok((failure, start.elapsed().as_secs_f64())),
+            Err(unbuilt) => {
+                let failure = match unbuilt {
+                    Unbuilt::Failed { log, ending } => {
+                        CompileResult::Failed(compiler_log(&log, &ending))
+                    }
+                    Unbuilt::TimedOut(seconds) => CompileResult::TimedOut(seconds),
+                };
+                return Ok((failure, start.elapsed().as_secs_f64()));
+            }
         };
         let mut command = Command::new(self.compiler);
         command.args(&flags).args(dump);
@@ -129,15 +150,12 @@ impl Toolchain<'_> {
         if status.success() && binary.is_file() {
             return Ok((CompileResult::Built, seconds));
         }
-        let mut log: Vec<&str> = text.lines().take(COMPILE_LOG_LINES).collect();
-        if log.is_empty() {
-            log.push("(no message)");
-        }
-        let mut log = log.join("\n");
-        if !status.success() {
-            log.push_str(&format!("\ncompiler {}", describe_status(status)));
-        }
-        Ok((CompileResult::Failed(log), seconds))
+        let ending = if status.success() {
+            String::new()
+        } else {
+            format!("compiler {}", describe_status(status))
+        };
+        Ok((CompileResult::Failed(compiler_log(&text, &ending)), seconds))
     }
 
     /// Compiles every `(base, build, source)` task with `jobs` compiles at

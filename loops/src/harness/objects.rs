@@ -18,7 +18,6 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use super::build::{CompileResult, COMPILE_LOG_LINES};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
@@ -42,8 +41,18 @@ const TAKES_A_VALUE: [&str; 12] = [
     "-mllvm",
 ];
 
+/// Why a source has no object.
+#[derive(Clone, Debug)]
+pub(super) enum Unbuilt {
+    /// The compiler's messages, and how it ended (or why it did not
+    /// run).
+    Failed { log: String, ending: String },
+    /// Seconds waited.
+    TimedOut(f64),
+}
+
 /// How one object's compile ended: its path, or why there is none.
-type Built = Result<PathBuf, CompileResult>;
+type Built = Result<PathBuf, Unbuilt>;
 
 /// The objects built so far, each once even when builds running at the
 /// same time ask for it.
@@ -55,7 +64,7 @@ pub(super) struct Objects {
 
 /// What building a command's sources gave: the arguments with each
 /// source replaced by its object, or the failure of one of them.
-pub(super) type Linked = Result<Vec<String>, CompileResult>;
+pub(super) type Linked = Result<Vec<String>, Unbuilt>;
 
 impl Objects {
     /// Objects kept in `dir` (made when the first is built).
@@ -117,7 +126,12 @@ impl Objects {
         key: &str,
         timeout: Duration,
     ) -> Built {
-        let failed = |message: String| Err(CompileResult::Failed(message));
+        let failed = |ending: String| {
+            Err(Unbuilt::Failed {
+                log: String::new(),
+                ending,
+            })
+        };
         let dir = self.dir.join(key);
         if let Err(e) = fs::create_dir_all(&dir) {
             return failed(format!("harness: cannot create {}: {e}", dir.display()));
@@ -163,23 +177,20 @@ impl Objects {
         };
         let status = match wait_with_deadline(&mut child, start, timeout, true) {
             Ok(Some(status)) => status,
-            Ok(None) => return Err(CompileResult::TimedOut(start.elapsed().as_secs_f64())),
+            Ok(None) => return Err(Unbuilt::TimedOut(start.elapsed().as_secs_f64())),
             Err(e) => return failed(format!("harness: waiting for the compiler: {e}")),
         };
         if status.success() && fs::rename(&partial, &object).is_ok() {
             return Ok(object);
         }
-        let text = read_lossy(&log_path).unwrap_or_default();
-        let mut lines: Vec<&str> = text.lines().take(COMPILE_LOG_LINES).collect();
-        if lines.is_empty() {
-            lines.push("(no message)");
-        }
-        failed(format!(
-            "{} (compiling {} on its own)\ncompiler {}",
-            lines.join("\n"),
-            source.display(),
-            describe_status(status)
-        ))
+        Err(Unbuilt::Failed {
+            log: read_lossy(&log_path).unwrap_or_default(),
+            ending: format!(
+                "(compiling {} on its own) compiler {}",
+                source.display(),
+                describe_status(status)
+            ),
+        })
     }
 }
 

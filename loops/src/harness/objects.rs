@@ -21,8 +21,25 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use super::error::{HarnessError, HarnessErrorKind};
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
-/// Extensions of the sources compiled into objects.
-const SOURCE_EXTENSIONS: [&str; 5] = ["c", "cc", "cpp", "cxx", "C"];
+/// Extensions of the sources a command compiles (into objects, here).
+const SOURCE_EXTENSIONS: [&str; 6] = ["c", "i", "cc", "cpp", "cxx", "C"];
+
+/// Extensions of the files a command links as they are.
+const LINKED_EXTENSIONS: [&str; 3] = ["o", "a", "so"];
+
+/// Whether a compiler argument is a file to compile or link rather than
+/// an option.
+pub(super) fn is_input_file(arg: &str) -> bool {
+    has_extension(arg, &SOURCE_EXTENSIONS) || has_extension(arg, &LINKED_EXTENSIONS)
+}
+
+/// Whether `arg` is no option and ends in `.EXT` for one of `extensions`.
+fn has_extension(arg: &str, extensions: &[&str]) -> bool {
+    !arg.starts_with('-')
+        && Path::new(arg)
+            .extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+}
 
 /// Options whose value is the next argument: a path there is no source
 /// to compile (`-include x.c`).
@@ -198,15 +215,10 @@ impl Objects {
 fn sources(flags: &[String]) -> Vec<usize> {
     (0..flags.len())
         .filter(|&k| {
-            let flag = &flags[k];
             let value_of_an_option = k > 0 && TAKES_A_VALUE.contains(&flags[k - 1].as_str());
-            let path = Path::new(flag);
-            !flag.starts_with('-')
-                && !value_of_an_option
-                && path
-                    .extension()
-                    .is_some_and(|e| SOURCE_EXTENSIONS.iter().any(|s| e == *s))
-                && path.is_file()
+            !value_of_an_option
+                && has_extension(&flags[k], &SOURCE_EXTENSIONS)
+                && Path::new(&flags[k]).is_file()
         })
         .collect()
 }
@@ -216,7 +228,7 @@ fn linker_only(flag: &str) -> bool {
     flag.starts_with("-l")
         || flag.starts_with("-L")
         || flag.starts_with("-Wl,")
-        || [".o", ".a", ".so"].iter().any(|e| flag.ends_with(e)) && !flag.starts_with('-')
+        || has_extension(flag, &LINKED_EXTENSIONS)
 }
 
 /// 16 hex digits of the compiler, the options, the source's path, size and

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::build::{Build, CompileResult, Toolchain};
 use super::config::HarnessConfig;
-use super::objects::Objects;
+use super::objects::{is_input_file, Objects};
 use super::process::{describe_status, new_process_group, read_lossy, spawn, wait_with_deadline};
 
 /// The flags a candidate gets (the dump aside), then `extra`.
@@ -17,15 +17,6 @@ fn flags(config: &HarnessConfig, extra: &[&str]) -> Vec<String> {
     let mut flags = config.build_flags(&config.compiler, &[]);
     flags.extend(extra.iter().map(|f| f.to_string()));
     flags
-}
-
-/// Whether a compiler argument is a file to compile or link rather than
-/// an option.
-fn is_input_file(arg: &str) -> bool {
-    !arg.starts_with('-')
-        && [".c", ".i", ".o", ".a", ".so"]
-            .iter()
-            .any(|extension| arg.ends_with(extension))
 }
 
 /// Builds `source` in a directory under `dir` with the candidates' flags

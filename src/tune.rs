@@ -126,6 +126,9 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
             );
         }
     }
+    if let Some(setup) = report.setup_summary() {
+        say!("{setup}");
+    }
     print_baselines(report);
     let Some(best) = &report.best else {
         // Candidates far slower than a baseline are cut off against it:
@@ -139,7 +142,11 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
             say!("plot: {}", plot.display());
             return Ok(());
         }
-        say!("no candidate was measured successfully; see the journal for why");
+        if report.evaluations == 0 && report.stop == StopReason::TimeBudget {
+            say!("no candidate was measured: the time budget was spent before the search; give a larger --time-budget");
+        } else {
+            say!("no candidate was measured successfully; see the journal for why");
+        }
         if report.baseline_won.is_some() {
             say!("written: {}", report.output.display());
         }
@@ -221,6 +228,14 @@ fn print_baselines(report: &TuneReport) {
     }
     if let Some(index) = report.baseline_won {
         let baseline = &report.baselines[index];
+        if report.best.is_none() {
+            say!(
+                "the original program is written, to be built with the flags of the baseline `{}`: {}",
+                baseline.name,
+                baseline.command
+            );
+            return;
+        }
         say!(
             "the baseline `{}` is faster than every candidate: the original program is written, to be built with its flags: {}",
             baseline.name,

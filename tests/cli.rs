@@ -1494,6 +1494,64 @@ fn write_script(path: &Path, text: &str) {
 }
 
 #[test]
+fn a_time_budget_spent_before_the_search_leaves_the_original_program_written() {
+    let dir = scratch("spent");
+    // Every build takes 1.5 s: the reference's alone spends the budget.
+    let fake = dir.join("slow-cc");
+    write_script(
+        &fake,
+        "#!/bin/sh\ncase \" $* \" in *\" -o \"*) sleep 1.5 ;; esac\nexec cc \"$@\"\n",
+    );
+    let out = dir.join("gemm.tuned.c");
+    let work = dir.join("work");
+    let mut args = vec![
+        "tune",
+        "examples/gemm.c",
+        "--time-budget",
+        "1",
+        "--cc",
+        fake.to_str().unwrap(),
+        "--runs",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--",
+    ];
+    args.extend(SMALL_GEMM);
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the original loop nest is not measured: the time budget is spent"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("stopped (time budget spent) after 0 evaluations"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the time budget was spent before the search"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("before the search, ")
+            && stdout.contains("of the 1 s budget: the reference"),
+        "{stdout}"
+    );
+    // The program as written, with the reference's command.
+    let tuned = std::fs::read_to_string(&out).expect("the original program is written");
+    assert!(tuned.starts_with("/* commute: built with: "), "{tuned}");
+    assert!(
+        tuned.contains("slow-cc") && tuned.contains("C = alpha * A * B"),
+        "{tuned}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn slow_candidates_are_cut_off_after_one_run_and_a_search_with_them_resumes() {
     let dir = scratch("cutoff");
     // A compiler whose parallel candidates sleep 300 ms in their timed
@@ -1788,6 +1846,15 @@ fn killing_a_search_while_it_builds_ahead_loses_no_recorded_evaluation() {
         after.starts_with(&recorded),
         "recorded evaluations were lost:\n{recorded}\n---\n{after}"
     );
+    // The output holds the fastest program known when it was killed (the
+    // original program, or a faster candidate), whole, with its command.
+    let tuned = std::fs::read_to_string(work.join("gemm.tuned.c"))
+        .expect("the output is written before the search");
+    assert!(
+        tuned.starts_with("/* commute: built with: ") && tuned.contains("slow-cc"),
+        "{tuned}"
+    );
+    assert!(tuned.trim_end().ends_with('}'), "{tuned}");
     let kept = evaluation_lines(&after);
     // The killed compiles finish by themselves.
     let start = std::time::Instant::now();

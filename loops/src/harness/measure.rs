@@ -363,6 +363,13 @@ impl Harness {
         self.incumbent
     }
 
+    /// Timed runs of the evaluations from now on (see
+    /// [`HarnessConfig::runs`]; at least one): baselines measured under a
+    /// short time budget get fewer.
+    pub fn set_runs(&mut self, runs: usize) {
+        self.config.runs = runs.max(1);
+    }
+
     /// Sets the fastest baseline's time (the unmodified program built
     /// another way, written instead of any slower candidate): with the
     /// cut-off on, cut-offs and run timeouts follow it too, where it is

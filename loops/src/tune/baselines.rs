@@ -6,9 +6,12 @@
 //! the same timeouts) and recorded in the journal. A tuning run's result is
 //! compared with each, and is never slower than the best of them.
 
+use std::time::Instant;
+
 use commute_runtime::search::journal::Journal;
 use serde_json::json;
 
+use super::deadline::BaselinePlan;
 use super::progress::TuneProgress;
 use crate::harness::{Compiler, CompilerFamily, Harness, Measurement};
 
@@ -99,26 +102,51 @@ pub(super) fn no_polly_note(compiler: &Compiler) -> String {
 }
 
 /// Measures each configuration's build of `reference` (the unmodified
-/// program), records it in the journal and notes it.
+/// program), records it in the journal and notes it. The first
+/// configuration is the reference's own build, measured already (the
+/// harness has it cached); the others follow `plan` (see
+/// [`super::deadline::baseline_plan`]): those that do not fit are left
+/// out, with a line that says why.
 pub(super) fn measure(
     harness: &mut Harness,
     reference: &str,
     configurations: &[Configuration],
+    plan: BaselinePlan,
     journal: &mut Journal,
     progress: &mut dyn TuneProgress,
 ) -> Vec<Baseline> {
+    let runs = harness.config().runs;
+    if configurations.len() > 1 && plan.reduced(runs) {
+        progress
+            .note("baselines: one timed run each, as many as fit in a quarter of the time budget");
+    }
     let mut baselines = Vec::new();
-    for configuration in configurations {
+    let (mut spent, mut last) = (0.0, None);
+    for (index, configuration) in configurations.iter().enumerate() {
         let command = harness
             .config()
             .build_command(&configuration.compiler, &configuration.extra);
-        let measurement =
-            harness.evaluate_built_with(reference, &configuration.compiler, &configuration.extra);
-        let (result, runs) = match &measurement {
-            Measurement::Timed { seconds, runs } | Measurement::Slower { seconds, runs } => {
-                (Ok(*seconds), runs.clone())
+        let (result, runs) = if index == 0 || plan.fits(spent, last) {
+            harness.set_runs(if index == 0 { runs } else { plan.runs });
+            let started = Instant::now();
+            let measurement = harness.evaluate_built_with(
+                reference,
+                &configuration.compiler,
+                &configuration.extra,
+            );
+            if index > 0 {
+                let took = started.elapsed().as_secs_f64();
+                spent += took;
+                last = Some(took);
             }
-            other => (Err(other.summary()), Vec::new()),
+            match &measurement {
+                Measurement::Timed { seconds, runs } | Measurement::Slower { seconds, runs } => {
+                    (Ok(*seconds), runs.clone())
+                }
+                other => (Err(other.summary()), Vec::new()),
+            }
+        } else {
+            (Err(LEFT_OUT.to_string()), Vec::new())
         };
         let record = match &result {
             Ok(seconds) => json!({
@@ -131,7 +159,7 @@ pub(super) fn measure(
             Err(why) => json!({
                 "name": configuration.name,
                 "flags": command,
-                "status": "failed",
+                "status": if why == LEFT_OUT { "left_out" } else { "failed" },
                 "message": why,
             }),
         };
@@ -153,8 +181,13 @@ pub(super) fn measure(
             result,
         });
     }
+    harness.set_runs(runs);
     baselines
 }
+
+/// Why a baseline has no time when the budget left no room for it.
+const LEFT_OUT: &str =
+    "left out: the time budget has no room for it (see `--time-budget`; `--no-baselines` leaves every one out)";
 
 /// The fastest measured baseline: its index and time.
 pub fn fastest(baselines: &[Baseline]) -> Option<(usize, f64)> {

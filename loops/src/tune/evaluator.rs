@@ -11,10 +11,12 @@ use std::time::Instant;
 
 use commute_runtime::search::{Bound, Evaluator, Flag, Outcome, Remeasured};
 
+use super::deadline::Deadline;
 use super::flags::candidate_flags;
 use super::kernel::{LoadedKernel, LoopCandidate};
 use super::lower::{differences, lower_leaf, Form};
 use super::options::Emit;
+use super::output::write_program;
 use super::progress::{SearchStatus, TuneProgress};
 use super::wrong_output::{diagnose, Diagnosis};
 use crate::harness::{remeasure_rounds, speedup, Harness, Measurement};
@@ -63,8 +65,12 @@ pub(super) struct KernelEvaluator<'a> {
     pub(super) timed_out: usize,
     pub(super) slower: usize,
     pub(super) budget: Option<usize>,
-    pub(super) time_budget: Option<f64>,
-    pub(super) started: Instant,
+    /// When the tuning run ends (its time budget).
+    pub(super) deadline: Deadline,
+    /// Where each new best is written, and the fastest baseline's time it
+    /// must beat to be (see `output`).
+    pub(super) output: PathBuf,
+    pub(super) fastest_baseline: Option<f64>,
     pub(super) work_dir: PathBuf,
     pub(super) emit: Emit,
     /// Whether the compiler takes OpenMP 6.0 loop directives.
@@ -91,7 +97,6 @@ impl KernelEvaluator<'_> {
 
     /// Tells the caller where the search stands.
     fn report_progress(&mut self, last: &str) {
-        let time_budget = self.time_budget;
         let status = SearchStatus {
             evaluations: self.evaluations,
             budget: self.budget,
@@ -99,7 +104,7 @@ impl KernelEvaluator<'_> {
             failures: self.failures,
             wrong: self.wrong,
             cut_off: self.cut_off,
-            seconds_left: time_budget.map(|t| (t - self.started.elapsed().as_secs_f64()).max(0.0)),
+            seconds_left: self.deadline.seconds_left(),
             last,
         };
         self.progress.evaluated(&status);
@@ -119,6 +124,22 @@ impl KernelEvaluator<'_> {
         let kept = self.work_dir.join(file);
         let _ = std::fs::write(&kept, code);
         (kept, name)
+    }
+
+    /// Writes the best candidate to the output file when it beats the
+    /// fastest baseline (whose program is there otherwise).
+    fn write_best(&mut self) {
+        let Some(best) = &self.best else {
+            return;
+        };
+        if self.fastest_baseline.is_some_and(|b| b <= best.seconds) {
+            return;
+        }
+        let config = self.harness.config();
+        let built_with = config.build_command(&config.compiler, &best.flags);
+        if let Err(e) = write_program(&self.output, &best.source, &built_with) {
+            self.progress.note(&format!("warning: {e}"));
+        }
     }
 
     fn lower(&self, leaf: &LoopCandidate) -> Lowered {
@@ -210,6 +231,7 @@ impl KernelEvaluator<'_> {
                         leaf: words,
                         flags,
                     });
+                    self.write_best();
                 }
                 let mut outcome = Outcome::ok(value);
                 outcome.measurements = runs;

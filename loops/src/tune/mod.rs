@@ -13,6 +13,7 @@
 
 mod baselines;
 mod blocked_start;
+mod deadline;
 mod evaluator;
 mod flags;
 mod fused_start;
@@ -20,6 +21,7 @@ mod kernel;
 mod lock;
 mod lower;
 mod options;
+mod output;
 mod parallel_start;
 mod polly_start;
 mod progress;
@@ -53,13 +55,14 @@ pub use vector_start::{vector_start, VectorStart};
 use crate::bound::loop_bound;
 use crate::emit::explicit::reference_code;
 use crate::harness::{
-    effective_cflags, run_environment_line, with_built_with_line, without_scop_pragmas, Compiler,
-    Harness, HarnessConfig, TimePattern,
+    effective_cflags, run_environment_line, Compiler, Harness, HarnessConfig, TimePattern,
 };
 use crate::space::complete::complete_with_original;
 use crate::space::names::Names;
 use crate::space::{StatementsId, DECISION_PRIORITY};
+use deadline::Deadline;
 use evaluator::KernelEvaluator;
+use output::write_program;
 
 /// Rounds of `--screen` draws MCTS takes while the candidate predicted
 /// fastest is predicted more than twice slower than the best (see
@@ -150,6 +153,12 @@ pub struct TuneReport {
     pub work_dir: PathBuf,
     /// The journal of the search.
     pub journal: PathBuf,
+    /// The steps before the search (the reference, Polly's schedule, the
+    /// baselines, the original nest) and the seconds each took: with a
+    /// time budget, the search had what they left.
+    pub setup: Vec<(String, f64)>,
+    /// The time budget, in seconds, if any: the whole run's.
+    pub time_budget: Option<f64>,
 }
 
 /// `commute tune`: builds and times the reference program, measures the
@@ -158,6 +167,9 @@ pub struct TuneReport {
 /// output file. Errors stop the run before or outside the search (no
 /// compiler, a reference that does not build, an unwritable file).
 pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<TuneReport, String> {
+    let deadline = Deadline::new(options.time_budget);
+    // Where the time before the search goes, for the report.
+    let mut setup: Vec<(String, f64)> = Vec::new();
     if !(options.cutoff == 0.0 || options.cutoff >= 1.0) {
         return Err(format!(
             "--cutoff {}: give a factor of at least 1, or 0 to time every candidate in full",
@@ -210,7 +222,10 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         "reference: building and timing the unmodified program ({flags}, {threads} threads)"
     ));
     let reference = reference_code(loaded.host.kernel());
+    let step = Instant::now();
     let mut harness = Harness::new(config, &reference).map_err(|e| e.to_string())?;
+    let reference_wall = step.elapsed().as_secs_f64();
+    setup.push(("the reference".to_string(), reference_wall));
     let reference_seconds = harness.reference_seconds();
     if let Some(note) = harness.time_note() {
         progress.note(&format!("note: {note}"));
@@ -251,7 +266,11 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // Polly's own schedule, read as decisions, is where MCTS starts.
     let polly_start = polly && options.search == Strategy::Mcts && !options.no_polly_start;
-    let mut starts = if polly_start {
+    if polly_start && deadline.spent() {
+        progress.note("Polly's schedule is not read: the time budget is spent");
+    }
+    let step = Instant::now();
+    let mut starts = if polly_start && !deadline.spent() {
         match polly_start::polly_start(&loaded, harness.config(), &work_dir.join("polly")) {
             Ok(start) => {
                 progress.note(&start.summary());
@@ -270,6 +289,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     } else {
         Vec::new()
     };
+    if polly_start {
+        setup.push(("Polly's schedule".to_string(), step.elapsed().as_secs_f64()));
+    }
     let polly_leaves = starts.len();
     // So is the original program with its sums in blocks of accumulators.
     let blocked_start = options.search == Strategy::Mcts && !options.no_blocked_start;
@@ -468,20 +490,45 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             None,
         )
     };
-    // Before the search, so that its progress shows how far it is from them.
+    // Before the search, so that its progress shows how far it is from
+    // them; within a quarter of the time budget.
+    let plan = deadline::baseline_plan(
+        configurations.len().saturating_sub(1),
+        harness.config().runs,
+        reference_wall,
+        deadline.budget_seconds(),
+        deadline.seconds_left(),
+    );
+    let step = Instant::now();
     let baselines = baselines::measure(
         &mut harness,
         &reference,
         &configurations,
+        plan,
         &mut journal,
         progress,
     );
+    if configurations.len() > 1 {
+        setup.push(("the baselines".to_string(), step.elapsed().as_secs_f64()));
+    }
+    let output = options
+        .output
+        .clone()
+        .unwrap_or_else(|| work_dir.join(format!("{stem}.tuned.c")));
     // A candidate far slower than the fastest baseline is never the
     // result: cut off against it as against the best (on PolyBench's lu a
     // candidate 3x slower than Polly's parallel build was timed in full,
     // 75 s of a two-minute budget).
     let fastest = baselines::fastest(&baselines);
     harness.set_baseline(fastest.map(|(_, seconds)| seconds));
+    // From now on the output holds the fastest program known.
+    if let Some((index, _)) = fastest {
+        write_program(
+            &output,
+            &loaded.host.kernel().source,
+            &baselines[index].command,
+        )?;
+    }
     if let (Some((index, seconds)), Some(factor)) = (fastest, harness.config().cutoff) {
         progress.note(&format!(
             "candidates more than {factor}x slower than the fastest baseline ({}, {seconds:.6} s) are cut off after one run",
@@ -506,8 +553,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         timed_out: 0,
         slower: 0,
         budget,
-        time_budget: options.time_budget,
-        started: Instant::now(),
+        deadline,
+        output: output.clone(),
+        fastest_baseline: fastest.map(|(_, seconds)| seconds),
         work_dir: work_dir.clone(),
         emit: options.emit,
         directives,
@@ -520,14 +568,30 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // The original nest, lowered, is measured first: the search's result is
     // never slower than the program as written.
     let original = complete_with_original(&loaded.host, &loaded.root)?;
-    let (outcome, note) = evaluator.measure(&original, None);
-    evaluator.progress.note(&format!(
-        "the original loop nest (with the fixed decisions), lowered: {note}"
-    ));
-    if outcome.status != Status::Ok {
+    if deadline.spent() {
         evaluator
             .progress
-            .note("warning: it does not measure; the search goes on");
+            .note("the original loop nest is not measured: the time budget is spent");
+    } else {
+        // Timed like the baselines: it is the program as written, whose
+        // time they bound already.
+        let runs = evaluator.harness.config().runs;
+        evaluator.harness.set_runs(plan.runs);
+        let step = Instant::now();
+        let (outcome, note) = evaluator.measure(&original, None);
+        evaluator.harness.set_runs(runs);
+        setup.push((
+            "the original nest".to_string(),
+            step.elapsed().as_secs_f64(),
+        ));
+        evaluator.progress.note(&format!(
+            "the original loop nest (with the fixed decisions), lowered: {note}"
+        ));
+        if outcome.status != Status::Ok {
+            evaluator
+                .progress
+                .note("warning: it does not measure; the search goes on");
+        }
     }
     // Replayed evaluations are not run again, so the best of them is, once:
     // it competes with what the search finds now.
@@ -548,6 +612,20 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         };
         evaluator.progress.note(&note);
     }
+    // The search has what the steps before it left of the time budget.
+    if let Some(left) = deadline.seconds_left() {
+        evaluator.progress.note(&format!(
+            "before the search, {}; the search has {left:.1} s",
+            describe_setup(&setup, deadline.budget_seconds())
+        ));
+    }
+    let config = SearchConfig {
+        budget: Budget {
+            time: deadline.left(),
+            ..config.budget
+        },
+        ..config
+    };
     let mut search = SearchHarness::new(&mut evaluator, &config)
         .with_journal(&mut journal)
         .with_batch(options.batch)
@@ -581,10 +659,6 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     evaluator.progress.finished();
 
-    let output = options
-        .output
-        .clone()
-        .unwrap_or_else(|| work_dir.join(format!("{stem}.tuned.c")));
     // The result is never slower than the fastest baseline: when one is
     // faster (or no candidate measured), the original program is written,
     // with that baseline's command.
@@ -602,12 +676,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         ),
         (None, None) => (None, built_with),
     };
-    // Built as the harness builds it: the region's pragmas, unknown to
-    // the compiler, are an error under `-Werror=unknown-pragmas`.
     if let Some(source) = written {
-        let source = without_scop_pragmas(source);
-        std::fs::write(&output, with_built_with_line(&source, &built_with))
-            .map_err(|e| format!("cannot write `{}`: {e}", output.display()))?;
+        write_program(&output, source, &built_with)?;
     }
     // What was written, for reports: the journal's evaluations hold
     // neither the original nest measured first nor the baselines' verdict.
@@ -648,7 +718,35 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         forms: evaluator.forms,
         work_dir,
         journal: journal_path,
+        setup,
+        time_budget: options.time_budget,
     })
+}
+
+/// The steps before the search and their seconds, for people: `39.9 s
+/// of the 60 s budget: the reference 14.7 s, the baselines 9.9 s`.
+fn describe_setup(setup: &[(String, f64)], budget: Option<f64>) -> String {
+    let spent: f64 = setup.iter().map(|(_, seconds)| seconds).sum();
+    let steps: Vec<String> = setup
+        .iter()
+        .map(|(step, seconds)| format!("{step} {seconds:.1} s"))
+        .collect();
+    let budget = budget.map_or(String::new(), |b| format!(" of the {b:.0} s budget"));
+    format!("{spent:.1} s{budget}: {}", steps.join(", "))
+}
+
+impl TuneReport {
+    /// Where the time before the search went, for people (nothing when
+    /// no step was timed): `before the search, 39.9 s of the 60 s budget:
+    /// the reference 14.7 s, Polly's schedule 4.0 s, ...`.
+    pub fn setup_summary(&self) -> Option<String> {
+        (!self.setup.is_empty()).then(|| {
+            format!(
+                "before the search, {}",
+                describe_setup(&self.setup, self.time_budget)
+            )
+        })
+    }
 }
 
 /// The harness's configuration from the options: the compiler, flags, the

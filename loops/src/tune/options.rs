@@ -85,7 +85,10 @@ pub struct TuneOptions {
     /// Evaluations at most [default: 100, unless --time-budget is given].
     #[arg(long)]
     pub budget: Option<usize>,
-    /// Seconds at most.
+    /// Seconds at most, for the whole run: the reference, Polly's
+    /// schedule, the baselines (a quarter of the budget at most: one timed
+    /// run each, or some left out, when they take longer) and the
+    /// original nest come out of it; the search has the rest.
     #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
     /// The search.

@@ -228,7 +228,9 @@ fn print_baselines(report: &TuneReport) {
     }
     if let Some(index) = report.baseline_won {
         let baseline = &report.baselines[index];
-        if report.best.is_none() {
+        let measured =
+            report.evaluations + report.cut_off + report.timed_out + report.failures + report.wrong;
+        if report.best.is_none() && measured == 0 {
             say!(
                 "the original program is written, to be built with the flags of the baseline `{}`: {}",
                 baseline.name,

@@ -128,7 +128,8 @@ impl Toolchain<'_> {
             .arg(SOURCE_FILE)
             .arg("-o")
             .arg(BINARY_FILE)
-            .arg("-lm")
+            // Not when compiling only (a probe), where it is unused.
+            .args(flags.iter().all(|f| f != "-c").then_some("-lm"))
             .current_dir(&dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

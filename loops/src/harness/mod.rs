@@ -80,4 +80,4 @@ pub use error::{HarnessError, HarnessErrorKind};
 pub use measure::{remeasure_rounds, Harness};
 pub use measurement::{speedup, Measurement};
 pub use output::{floats_equal, without_scop_pragmas, ABSOLUTE_TOLERANCE};
-pub use probe::{build_probe, preprocess, run_probe};
+pub use probe::{compile_probe, compile_probe_command, preprocess, run_probe};

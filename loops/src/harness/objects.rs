@@ -27,10 +27,18 @@ const SOURCE_EXTENSIONS: [&str; 6] = ["c", "i", "cc", "cpp", "cxx", "C"];
 /// Extensions of the files a command links as they are.
 const LINKED_EXTENSIONS: [&str; 3] = ["o", "a", "so"];
 
-/// Whether a compiler argument is a file to compile or link rather than
-/// an option.
-pub(super) fn is_input_file(arg: &str) -> bool {
-    has_extension(arg, &SOURCE_EXTENSIONS) || has_extension(arg, &LINKED_EXTENSIONS)
+/// `flags` for compiling one source alone: without the other sources
+/// (but a path that is an option's value, `-include x.c`, kept) and
+/// without what only the link reads (libraries, objects, `-L`, `-Wl,`),
+/// about which a compiler warns under `-c` or `-E`.
+pub(super) fn without_other_inputs(flags: &[String]) -> Vec<String> {
+    let sources = sources(flags);
+    flags
+        .iter()
+        .enumerate()
+        .filter(|(k, flag)| !sources.contains(k) && !linker_only(flag))
+        .map(|(_, flag)| flag.clone())
+        .collect()
 }
 
 /// Whether `arg` is no option and ends in `.EXT` for one of `extensions`.

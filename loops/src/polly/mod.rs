@@ -19,16 +19,17 @@ use std::time::Duration;
 pub use schedule::{read_jscop, PollyRegion, PollyStatement, ScheduleDim};
 pub use translate::{starts, translate, MappedStatement, Translation};
 
-use crate::harness::{build_probe, HarnessConfig};
+use crate::harness::{compile_probe, HarnessConfig};
 
 /// The flags that make Polly optimize and write its schedules.
 pub const EXPORT_FLAGS: [&str; 4] = ["-mllvm", "-polly", "-mllvm", "-polly-export"];
 
-/// Builds `source` (a whole program) with the harness's flags and
-/// [`EXPORT_FLAGS`] in `dir` (emptied first) and reads the JSCoP files
-/// Polly wrote, by file name. Polly writes them while it compiles, so a
-/// program that does not link (its other files not given) still gives
-/// them; an error when it did not compile that far. No regions when Polly
+/// Compiles `source` (a whole program's kernel file) with the harness's
+/// flags and [`EXPORT_FLAGS`] in `dir` (emptied first) and reads the
+/// JSCoP files Polly wrote, by file name. Polly writes them while it
+/// compiles, so the file is compiled alone, not linked: the program's
+/// other sources would only cost time (and write exports of their own);
+/// an error when it did not compile that far. No regions when Polly
 /// optimized none.
 pub fn export_schedules(
     config: &HarnessConfig,
@@ -39,7 +40,7 @@ pub fn export_schedules(
     if dir.exists() {
         fs::remove_dir_all(dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
     }
-    let (built_in, built) = build_probe(config, dir, source, &EXPORT_FLAGS, timeout);
+    let (built_in, built) = compile_probe(config, dir, source, &EXPORT_FLAGS, timeout);
     let mut files: Vec<_> = fs::read_dir(&built_in)
         .map_err(|e| format!("cannot read {}: {e}", built_in.display()))?
         .filter_map(Result::ok)

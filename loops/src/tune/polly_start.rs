@@ -9,7 +9,7 @@ use super::lower::{differences, lower_leaf};
 use super::options::Emit;
 use super::options::KernelOptions;
 use crate::emit::explicit::reference_code;
-use crate::harness::{absolute_paths, Compiler, HarnessConfig};
+use crate::harness::{absolute_paths, compile_probe_command, Compiler, HarnessConfig};
 use crate::polly::{export_schedules, starts, translate, Translation, EXPORT_FLAGS};
 
 /// Polly's schedule of a kernel as decisions, and the leaves it gives.
@@ -57,15 +57,16 @@ impl PollyStart {
     }
 }
 
-/// Builds the unmodified program with Polly exporting its schedules (in
-/// `dir`), and reads the one of the kernel's nest into decisions.
+/// Compiles the unmodified program's kernel file with Polly exporting its
+/// schedules (in `dir`), and reads the one of the kernel's nest into
+/// decisions.
 pub fn polly_start(
     loaded: &LoadedKernel,
     config: &HarnessConfig,
     dir: &Path,
 ) -> Result<PollyStart, String> {
     let reference = reference_code(loaded.host.kernel());
-    let command = config.build_command(&config.compiler, &EXPORT_FLAGS.map(String::from));
+    let command = compile_probe_command(config, &EXPORT_FLAGS);
     let regions = export_schedules(config, dir, &reference, config.compile_timeout)
         .map_err(|e| format!("`{command}`: {e}"))?;
     let mut translation = translate(&loaded.host, &loaded.root, &regions);

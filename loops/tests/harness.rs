@@ -144,6 +144,37 @@ fn reference_builds_runs_and_is_cached() {
 }
 
 #[test]
+fn a_reference_whose_runs_would_outlast_their_share_gets_one_and_a_deadline_stops_runs() {
+    let dir = TempDir::new("reference-share");
+    let mut config = config(cc(), &dir);
+    // Any run takes longer than nothing: one timed run (doubled, the
+    // kernel being short), not four.
+    config.reference_runs_within = Some(Duration::ZERO);
+    let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    let Measurement::Timed { runs, .. } = harness.evaluate(&program(BODY)) else {
+        panic!("the reference is timed")
+    };
+    assert_eq!(runs.len(), 2);
+    // Candidates keep their runs.
+    let candidate = format!("/* candidate */\n{}", program(BODY));
+    let Measurement::Timed { runs, .. } = harness.evaluate(&candidate) else {
+        panic!("the candidate is timed")
+    };
+    assert_eq!(runs.len(), 4);
+    // Past the deadline, a candidate's run ends at once, as timed out.
+    harness.set_deadline(Some(Instant::now()));
+    assert!(harness.past_deadline());
+    assert_eq!(harness.run_timeout(), Duration::ZERO);
+    let late = format!("/* late */\n{}", program(BODY));
+    let measured = harness.evaluate(&late);
+    assert!(
+        matches!(measured, Measurement::RunTimedOut { .. }),
+        "{}",
+        measured.summary()
+    );
+}
+
+#[test]
 fn a_different_value_is_wrong_output_naming_array_and_index() {
     let dir = TempDir::new("wrong");
     let mut harness = harness(&dir);

@@ -46,6 +46,10 @@ pub struct HarnessConfig {
     /// The timeout of the reference's first run, whose time is not known
     /// yet (default 300 s).
     pub reference_timeout: Duration,
+    /// The reference's timed runs are cut to one when, by its check run's
+    /// time, they would take longer than this (default: none; a tuning
+    /// run's time budget sets a share of it).
+    pub reference_runs_within: Option<Duration>,
     /// `OMP_NUM_THREADS` for every run (default: the available parallelism).
     pub threads: usize,
     /// Timed runs after the warm-up (default 5; doubled below 50 ms).
@@ -117,6 +121,7 @@ impl HarnessConfig {
             run_timeout_factor: 3.0,
             run_timeout_floor: Duration::from_millis(200),
             reference_timeout: Duration::from_secs(300),
+            reference_runs_within: None,
             threads: std::thread::available_parallelism().map_or(1, usize::from),
             runs: 5,
             long_run: Duration::from_secs(2),

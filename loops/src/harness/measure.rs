@@ -149,6 +149,9 @@ pub struct Harness {
     last_phases: Phases,
     /// The other sources' objects, built once.
     objects: Objects,
+    /// When candidates' runs must end at the latest (see
+    /// [`Harness::set_deadline`]).
+    deadline: Option<Instant>,
 }
 
 /// The measurement of a compile that did not build, if it did not.
@@ -232,6 +235,7 @@ impl Harness {
             compiles: 0,
             last_phases: Phases::default(),
             objects,
+            deadline: None,
         };
         let hash = harness.hash(reference_source);
         let dir = harness.build_dir(reference_source);
@@ -309,7 +313,15 @@ impl Harness {
             check_wall * REFERENCE_TIMEOUT_FACTOR,
             harness.config.run_timeout_floor,
         );
-        let runs = match harness.time(&hash, &dir, first, timeout)? {
+        let runs_asked = harness.config.runs;
+        if let Some(within) = harness.config.reference_runs_within {
+            if check_wall * harness.run_count(first) as f64 > within.as_secs_f64() {
+                harness.config.runs = 1;
+            }
+        }
+        let timed = harness.time(&hash, &dir, first, timeout);
+        harness.config.runs = runs_asked;
+        let runs = match timed? {
             Ok(runs) => runs,
             Err(measurement) => return Err(failed(measurement.summary())),
         };
@@ -423,7 +435,23 @@ impl Harness {
             (Some(best), None) => (best + outside_kernel) * self.config.run_timeout_factor,
             (None, _) => reference_rule,
         };
-        scaled_timeout(rule.min(reference_rule), self.config.run_timeout_floor)
+        let timeout = scaled_timeout(rule.min(reference_rule), self.config.run_timeout_floor);
+        match self.deadline {
+            Some(at) => timeout.min(at.saturating_duration_since(Instant::now())),
+            None => timeout,
+        }
+    }
+
+    /// Stops every run of a candidate at `at` (the end of a tuning run's
+    /// time budget) at the latest: such a run ends as timed out.
+    pub fn set_deadline(&mut self, at: Option<Instant>) {
+        self.deadline = at;
+    }
+
+    /// Whether the deadline set by [`set_deadline`](Harness::set_deadline)
+    /// has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|at| Instant::now() >= at)
     }
 
     /// How long a candidate's first run may take before it is stopped:

@@ -49,7 +49,19 @@ impl Deadline {
     pub(super) fn spent(&self) -> bool {
         self.left().is_some_and(|d| d.is_zero())
     }
+
+    /// When the budget ends, if there is one.
+    pub(super) fn at(&self) -> Option<Instant> {
+        self.budget.map(|b| self.started + b)
+    }
 }
+
+/// The share of the time budget the reference's timed runs may take
+/// before they are cut to one (after its check run, whose time tells
+/// theirs): PolyBench's lu at `LARGE_DATASET` runs 13.5 s, 10 s of it
+/// initializing, so its check run and four timed runs took 57.5 s of a
+/// two-minute budget.
+pub(super) const REFERENCE_SHARE: f64 = 0.25;
 
 /// The share of the time budget that the baselines other than the
 /// reference's build may take: a quarter leaves most of it to the search,

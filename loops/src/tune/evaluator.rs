@@ -261,8 +261,14 @@ impl KernelEvaluator<'_> {
                 (outcome, note)
             }
             Measurement::RunTimedOut { seconds } => {
-                // A slow leaf, not a broken one: the timeout follows the best.
+                // A slow leaf, not a broken one: the timeout follows the best
+                // (or the time budget ended, which the message says).
                 self.timed_out += 1;
+                let summary = if self.harness.past_deadline() {
+                    format!("run stopped after {seconds:.1} s, at the end of the time budget")
+                } else {
+                    summary
+                };
                 (
                     Outcome::flagged(seconds, Flag::TimedOut, summary.clone()),
                     summary,

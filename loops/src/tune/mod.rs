@@ -499,6 +499,11 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         deadline.budget_seconds(),
         deadline.seconds_left(),
     );
+    // With room for few, the build most likely the fastest first.
+    let mut configurations = configurations;
+    if plan.reduced(harness.config().runs) && threads > 1 {
+        baselines::parallel_first(&mut configurations);
+    }
     let step = Instant::now();
     let baselines = baselines::measure(
         &mut harness,
@@ -567,19 +572,21 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // The original nest, lowered, is measured first: the search's result is
     // never slower than the program as written.
+    // Under a short budget it is left out: it is the program as written,
+    // which the plain baseline (the reference) stands for, and on a kernel
+    // that runs for seconds its runs are the search's first evaluations.
     let original = complete_with_original(&loaded.host, &loaded.root)?;
     if deadline.spent() {
         evaluator
             .progress
             .note("the original loop nest is not measured: the time budget is spent");
+    } else if plan.reduced(evaluator.harness.config().runs) {
+        evaluator.progress.note(
+            "the original loop nest is not measured: the time budget is short, and the plain baseline stands for it",
+        );
     } else {
-        // Timed like the baselines: it is the program as written, whose
-        // time they bound already.
-        let runs = evaluator.harness.config().runs;
-        evaluator.harness.set_runs(plan.runs);
         let step = Instant::now();
         let (outcome, note) = evaluator.measure(&original, None);
-        evaluator.harness.set_runs(runs);
         setup.push((
             "the original nest".to_string(),
             step.elapsed().as_secs_f64(),
@@ -619,6 +626,8 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             describe_setup(&setup, deadline.budget_seconds())
         ));
     }
+    // No run outlasts the budget: one cut there ends as timed out.
+    evaluator.harness.set_deadline(deadline.at());
     let config = SearchConfig {
         budget: Budget {
             time: deadline.left(),
@@ -778,6 +787,15 @@ fn harness_config(
     }
     config.compile_timeout = Duration::from_secs_f64(options.compile_timeout.max(0.1));
     config.run_timeout_floor = Duration::from_secs_f64(options.run_timeout.max(0.1));
+    // A reference that runs longer than the whole budget leaves nothing
+    // to tune: it says so when the budget ends, not minutes later.
+    if let Some(budget) = options.time_budget.filter(|b| *b > 0.0) {
+        config.reference_timeout = config
+            .reference_timeout
+            .min(Duration::from_secs_f64(budget));
+        config.reference_runs_within =
+            Some(Duration::from_secs_f64(deadline::REFERENCE_SHARE * budget));
+    }
     if let Some(prefix) = &options.time_prefix {
         config.time_pattern = TimePattern::Prefix(prefix.clone());
     }

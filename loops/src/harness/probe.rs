@@ -19,25 +19,11 @@ fn flags(config: &HarnessConfig, extra: &[&str]) -> Vec<String> {
     flags
 }
 
-/// Builds `source` in a directory under `dir` with the candidates' flags
-/// followed by `extra` (later flags win), the compiler running in that
-/// directory (where it writes any file it is asked to, such as Polly's
-/// JSCoP exports). Returns the directory, and whether it built (a message
-/// if it did not build within `timeout`).
-fn build_probe(
-    config: &HarnessConfig,
-    dir: &Path,
-    source: &str,
-    extra: &[&str],
-    timeout: Duration,
-) -> (std::path::PathBuf, Result<(), String>) {
-    probe_build(config, dir, source, flags(config, extra), timeout)
-}
-
-/// Builds `source` as [`run_probe`] does, without linking: it alone is compiled (`-c`),
-/// the other sources and libraries of the flags left out, for what the
-/// compiler writes while it compiles (Polly's JSCoP exports). TSVC's
-/// `common.c` alone takes 3.7 s with Polly, the loop's file 0.1 s.
+/// Builds `source` as [`run_probe`] does, without linking: it alone is
+/// compiled (`-c`), the other sources and libraries of the flags left
+/// out, for what the compiler writes while it compiles (Polly's JSCoP
+/// exports). TSVC's `common.c` alone takes 3.7 s with Polly, the loop's
+/// file 0.1 s.
 pub fn compile_probe(
     config: &HarnessConfig,
     dir: &Path,
@@ -68,6 +54,10 @@ fn compile_only_flags(config: &HarnessConfig, extra: &[&str]) -> Vec<String> {
     flags
 }
 
+/// Builds `source` in a directory under `dir` with `flags`, the compiler
+/// running in that directory (where it writes any file it is asked to,
+/// such as Polly's JSCoP exports). Returns the directory, and whether it
+/// built (a message if it did not build within `timeout`).
 fn probe_build(
     config: &HarnessConfig,
     dir: &Path,
@@ -108,7 +98,7 @@ pub fn run_probe(
     let dir = &std::env::current_dir()
         .map_err(|e| format!("cannot read the current directory: {e}"))?
         .join(dir);
-    let (run_dir, built) = build_probe(config, dir, source, extra, timeout);
+    let (run_dir, built) = probe_build(config, dir, source, flags(config, extra), timeout);
     built?;
     let out_path = run_dir.join("probe.stdout");
     let out = File::create(&out_path).map_err(|e| e.to_string())?;

@@ -128,8 +128,8 @@ pub(super) fn measure(
     journal: &mut Journal,
     progress: &mut dyn TuneProgress,
 ) -> Vec<Baseline> {
-    let runs = harness.config().runs;
-    if configurations.len() > 1 && plan.reduced(runs) {
+    let candidate_runs = harness.config().runs;
+    if configurations.len() > 1 && plan.reduced(candidate_runs) {
         progress
             .note("baselines: one timed run each, as many as fit in a quarter of the time budget");
     }
@@ -139,8 +139,13 @@ pub(super) fn measure(
         let command = harness
             .config()
             .build_command(&configuration.compiler, &configuration.extra);
-        let (result, runs) = if index == 0 || plan.fits(spent, last) {
-            harness.set_runs(if index == 0 { runs } else { plan.runs });
+        let measured = index == 0 || plan.fits(spent, last);
+        let (result, runs) = if measured {
+            harness.set_runs(if index == 0 {
+                candidate_runs
+            } else {
+                plan.runs
+            });
             let started = Instant::now();
             let measurement = harness.evaluate_built_with(
                 reference,
@@ -172,7 +177,7 @@ pub(super) fn measure(
             Err(why) => json!({
                 "name": configuration.name,
                 "flags": command,
-                "status": if why == LEFT_OUT { "left_out" } else { "failed" },
+                "status": if measured { "failed" } else { "left_out" },
                 "message": why,
             }),
         };
@@ -194,7 +199,7 @@ pub(super) fn measure(
             result,
         });
     }
-    harness.set_runs(runs);
+    harness.set_runs(candidate_runs);
     baselines
 }
 

@@ -142,7 +142,7 @@ fn print(report: &TuneReport, plot: &std::path::Path) -> Result<(), String> {
             say!("plot: {}", plot.display());
             return Ok(());
         }
-        if report.evaluations == 0 && report.stop == StopReason::TimeBudget {
+        if report.measured_nothing() && report.stop == StopReason::TimeBudget {
             say!("no candidate was measured: the time budget was spent before the search; give a larger --time-budget");
         } else {
             say!("no candidate was measured successfully; see the journal for why");
@@ -228,9 +228,7 @@ fn print_baselines(report: &TuneReport) {
     }
     if let Some(index) = report.baseline_won {
         let baseline = &report.baselines[index];
-        let measured =
-            report.evaluations + report.cut_off + report.timed_out + report.failures + report.wrong;
-        if report.best.is_none() && measured == 0 {
+        if report.measured_nothing() {
             say!(
                 "the original program is written, to be built with the flags of the baseline `{}`: {}",
                 baseline.name,

@@ -129,7 +129,7 @@ pub(super) fn measure(
     progress: &mut dyn TuneProgress,
 ) -> Vec<Baseline> {
     let candidate_runs = harness.config().runs;
-    if configurations.len() > 1 && plan.reduced(candidate_runs) {
+    if configurations.len() > 1 && plan.reduced {
         progress
             .note("baselines: one timed run each, as many as fit in a quarter of the time budget");
     }

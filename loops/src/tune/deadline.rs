@@ -7,9 +7,11 @@
 //! reference and baselines, 11 s of the original nest, then 60 s of
 //! search.)
 //!
-//! The baselines other than the reference's own build are where a short
-//! budget goes first on a long kernel, so [`baseline_plan`] gives them
-//! fewer runs, or leaves some out, to keep them within a share of it.
+//! On a kernel that runs for seconds a short budget goes first to the
+//! reference's runs and the baselines, so the reference's timed runs are
+//! cut to one past [`REFERENCE_SHARE`] of it, and [`baseline_plan`] gives
+//! the baselines fewer runs, or leaves some out, to keep them within a
+//! share of it.
 
 use std::time::{Duration, Instant};
 
@@ -75,6 +77,10 @@ const BASELINE_SHARE: f64 = 0.25;
 pub(super) struct BaselinePlan {
     /// Timed runs of each.
     pub(super) runs: usize,
+    /// Whether that is fewer than candidates get: the budget is short for
+    /// this kernel (the original nest is then left out, Polly's parallel
+    /// build measured first).
+    pub(super) reduced: bool,
     /// Seconds they may take in all (`None`: no time budget).
     allowed: Option<f64>,
     /// The expected seconds of one, until one is measured.
@@ -88,11 +94,6 @@ impl BaselinePlan {
     pub(super) fn fits(&self, spent: f64, last: Option<f64>) -> bool {
         self.allowed
             .is_none_or(|allowed| spent + last.unwrap_or(self.estimate) <= allowed)
-    }
-
-    /// Whether the baselines get fewer runs than candidates.
-    pub(super) fn reduced(&self, runs: usize) -> bool {
-        self.runs < runs
     }
 }
 
@@ -113,18 +114,20 @@ pub(super) fn baseline_plan(
     let (Some(budget), Some(left)) = (budget, left) else {
         return BaselinePlan {
             runs,
+            reduced: false,
             allowed: None,
             estimate: reference_wall,
         };
     };
     let allowed = (BASELINE_SHARE * budget).min(left);
-    let (runs, estimate) = if count as f64 * reference_wall <= allowed {
+    let (each, estimate) = if count as f64 * reference_wall <= allowed {
         (runs, reference_wall)
     } else {
         (1, reference_wall / 2.0)
     };
     BaselinePlan {
-        runs,
+        runs: each,
+        reduced: each < runs,
         allowed: Some(allowed),
         estimate,
     }
@@ -156,7 +159,7 @@ mod tests {
         assert_eq!((plan.runs, measured(&plan, 2, 5.0)), (5, 2));
         // No time budget: every baseline, every run, however long.
         let plan = baseline_plan(2, 5, 50.0, None, None);
-        assert!(!plan.reduced(5));
+        assert!(!plan.reduced);
         assert_eq!((plan.runs, measured(&plan, 2, 50.0)), (5, 2));
     }
 
@@ -166,7 +169,7 @@ mod tests {
         // two baselines of 14.3 s do not fit in 15 s; two of one run
         // (about 7.2 s each) do.
         let plan = baseline_plan(2, 3, 14.3, Some(60.0), Some(45.0));
-        assert!(plan.reduced(3));
+        assert!(plan.reduced);
         assert_eq!((plan.runs, measured(&plan, 2, 7.2)), (1, 2));
         // A first one slower than expected (Polly compiles for longer)
         // leaves the second out.

@@ -135,8 +135,7 @@ impl KernelEvaluator<'_> {
         if self.fastest_baseline.is_some_and(|b| b <= best.seconds) {
             return;
         }
-        let config = self.harness.config();
-        let built_with = config.build_command(&config.compiler, &best.flags);
+        let built_with = super::harness_command(&self.harness, &best.flags);
         if let Err(e) = write_program(&self.output, &best.source, &built_with) {
             self.progress.note(&format!("warning: {e}"));
         }

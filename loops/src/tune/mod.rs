@@ -266,11 +266,12 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // Polly's own schedule, read as decisions, is where MCTS starts.
     let polly_start = polly && options.search == Strategy::Mcts && !options.no_polly_start;
-    if polly_start && deadline.spent() {
+    let read_polly = polly_start && !deadline.spent();
+    if polly_start && !read_polly {
         progress.note("Polly's schedule is not read: the time budget is spent");
     }
     let step = Instant::now();
-    let mut starts = if polly_start && !deadline.spent() {
+    let mut starts = if read_polly {
         match polly_start::polly_start(&loaded, harness.config(), &work_dir.join("polly")) {
             Ok(start) => {
                 progress.note(&start.summary());
@@ -501,7 +502,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     );
     // With room for few, the build most likely the fastest first.
     let mut configurations = configurations;
-    if plan.reduced(harness.config().runs) && threads > 1 {
+    if plan.reduced && threads > 1 {
         baselines::parallel_first(&mut configurations);
     }
     let step = Instant::now();
@@ -580,7 +581,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         evaluator
             .progress
             .note("the original loop nest is not measured: the time budget is spent");
-    } else if plan.reduced(evaluator.harness.config().runs) {
+    } else if plan.reduced {
         evaluator.progress.note(
             "the original loop nest is not measured: the time budget is short, and the plain baseline stands for it",
         );
@@ -745,6 +746,13 @@ fn describe_setup(setup: &[(String, f64)], budget: Option<f64>) -> String {
 }
 
 impl TuneReport {
+    /// Whether no candidate was measured at all (neither the original
+    /// nest nor any of the search), as when the time budget ran out first.
+    pub fn measured_nothing(&self) -> bool {
+        self.best.is_none()
+            && self.evaluations + self.cut_off + self.timed_out + self.failures + self.wrong == 0
+    }
+
     /// Where the time before the search went, for people (nothing when
     /// no step was timed): `before the search, 39.9 s of the 60 s budget:
     /// the reference 14.7 s, Polly's schedule 4.0 s, ...`.

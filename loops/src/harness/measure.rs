@@ -375,6 +375,12 @@ impl Harness {
         self.incumbent
     }
 
+    /// The command candidates are built with, `extra` flags after the
+    /// user's (the first line of a written file names it).
+    pub fn command(&self, extra: &[String]) -> String {
+        self.config.build_command(&self.config.compiler, extra)
+    }
+
     /// Timed runs of the evaluations from now on (see
     /// [`HarnessConfig::runs`]; at least one): baselines measured under a
     /// short time budget get fewer.

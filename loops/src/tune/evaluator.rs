@@ -135,7 +135,7 @@ impl KernelEvaluator<'_> {
         if self.fastest_baseline.is_some_and(|b| b <= best.seconds) {
             return;
         }
-        let built_with = super::harness_command(&self.harness, &best.flags);
+        let built_with = self.harness.command(&best.flags);
         if let Err(e) = write_program(&self.output, &best.source, &built_with) {
             self.progress.note(&format!("warning: {e}"));
         }

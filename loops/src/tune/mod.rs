@@ -541,7 +541,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             baselines[index].name
         ));
     }
-    let built_with = harness_command(&harness, &[]);
+    let built_with = harness.command(&[]);
     let bound_ref: &dyn Bound<_> = match &bound {
         Some(bound) => bound,
         None => &NoBound,
@@ -680,10 +680,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             Some(&loaded.host.kernel().source),
             baselines[index].command.clone(),
         ),
-        (None, Some(best)) => (
-            Some(&best.source),
-            harness_command(&evaluator.harness, &best.flags),
-        ),
+        (None, Some(best)) => (Some(&best.source), evaluator.harness.command(&best.flags)),
         (None, None) => (None, built_with),
     };
     if let Some(source) = written {
@@ -808,14 +805,6 @@ fn harness_config(
         config.time_pattern = TimePattern::Prefix(prefix.clone());
     }
     config
-}
-
-/// The command the harness builds candidates with, `extra` flags after the
-/// user's.
-fn harness_command(harness: &Harness, extra: &[String]) -> String {
-    harness
-        .config()
-        .build_command(&harness.config().compiler, extra)
 }
 
 /// The fastest successful evaluation of a journal.

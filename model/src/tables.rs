@@ -229,6 +229,31 @@ pub enum Literal {
     },
 }
 
+impl Literal {
+    /// The choice instances the literal reads (the factors of products
+    /// included).
+    pub fn instances(&self) -> Vec<&InstanceRef> {
+        fn term<'l>(t: &'l Term, out: &mut Vec<&'l InstanceRef>) {
+            match t {
+                Term::Choice(inst) => out.push(inst),
+                Term::Product(factors) => factors.iter().for_each(|f| term(f, out)),
+                Term::Const(_) | Term::Property { .. } => {}
+            }
+        }
+        let mut out = Vec::new();
+        match self {
+            Literal::Is { instance, .. } => out.push(instance),
+            Literal::Same { lhs, rhs, .. } => out.extend([lhs, rhs]),
+            Literal::Compare { lhs, rhs, .. } => {
+                term(lhs, &mut out);
+                term(rhs, &mut out);
+            }
+            Literal::Property { .. } => {}
+        }
+        out
+    }
+}
+
 /// `forall vars: literals[0] || literals[1] || ...`.
 #[derive(Debug, PartialEq)]
 pub struct ConstraintDef {

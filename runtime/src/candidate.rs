@@ -107,6 +107,10 @@ pub struct Candidate<B: Backbone> {
     /// The backbone's generated filters, when they were written for the
     /// layout's tables (see [`crate::compiled`]).
     compiled: Option<Dispatch>,
+    /// Whether every trigger instance whose condition is certain has
+    /// fired: then a decision looks for new ones only where it changed a
+    /// choice their conditions read.
+    triggers_settled: bool,
 }
 
 /// The generated filter of a clause's constraint, through the backbone
@@ -139,6 +143,7 @@ impl<B: Backbone> Clone for Candidate<B> {
         self.reasons.clone_from(&source.reasons);
         self.open_from = source.open_from;
         self.compiled = source.compiled;
+        self.triggers_settled = source.triggers_settled;
     }
 }
 
@@ -171,6 +176,7 @@ impl<B: Backbone> Candidate<B> {
             reasons: None,
             scratch: Scratch::default(),
             open_from: [0; OPEN_HINTS],
+            triggers_settled: false,
         })
     }
 
@@ -217,6 +223,7 @@ impl<B: Backbone> Candidate<B> {
             scratch: Scratch::default(),
             open_from: self.open_from,
             compiled: self.compiled,
+            triggers_settled: self.triggers_settled,
         }
     }
 
@@ -391,8 +398,9 @@ impl<B: Backbone> Candidate<B> {
     /// them itself).
     pub fn with_raw_masks(&self, instances: &[InstanceId], masks: &[u64]) -> Self {
         let mut copy = self.clone();
-        // Masks may widen.
+        // Masks may widen, and triggers become certain unseen.
         copy.open_from = [0; OPEN_HINTS];
+        copy.triggers_settled = false;
         for (instance, &mask) in instances.iter().zip(masks) {
             if let Some((index, _)) = self.layout.instance(instance.choice, &instance.objects) {
                 let shape = &self.layout.shapes[instance.choice as usize];
@@ -474,10 +482,14 @@ impl<B: Backbone> Candidate<B> {
 
     /// Runs the callbacks of the trigger instances whose condition became
     /// certain; when they add objects, lays the candidate out again: old
-    /// domains are kept, new instances start with every value, and every
-    /// constraint is propagated. Then applies the decisions the callbacks
+    /// domains are kept, new instances start with every value, and the
+    /// constraint instances that bind a changed object are propagated
+    /// (the host is not read again when every callback answered
+    /// [`Outcome::unchanged`]). Then applies the decisions the callbacks
     /// answered; a refusal is a dead end. Repeats until no trigger is
     /// pending.
+    ///
+    /// [`Outcome::unchanged`]: crate::Outcome::unchanged
     #[inline]
     fn fire_triggers(&mut self) -> Result<(), DeadEnd> {
         if !self.layout.callbacks {
@@ -489,6 +501,7 @@ impl<B: Backbone> Candidate<B> {
     /// [`Candidate::fire_triggers`] of a space with callbacks.
     #[inline(never)]
     fn fire_pending(&mut self) -> Result<(), DeadEnd> {
+        self.triggers_settled = false;
         loop {
             let layout = Arc::clone(&self.layout);
             let pending: Vec<(u16, Vec<ObjectId>)> = Propagator::new(&layout, &mut self.words)
@@ -497,10 +510,12 @@ impl<B: Backbone> Candidate<B> {
                 .filter(|t| !self.fired.contains(t))
                 .collect();
             if pending.is_empty() {
+                self.triggers_settled = true;
                 return Ok(());
             }
             let backbone = Arc::make_mut(&mut self.backbone);
             let mut decisions = Vec::new();
+            let mut unchanged = true;
             for (trigger, objects) in pending {
                 if let TriggerAction::Callback { callback, args } =
                     layout.model.triggers[trigger as usize].action
@@ -519,22 +534,33 @@ impl<B: Backbone> Candidate<B> {
                             message: format!("{} refused the candidate: {reason}", name()),
                         });
                     }
+                    unchanged &= outcome.is_unchanged();
                     decisions.extend(outcome.decisions().iter().map(|d| (d.clone(), name())));
                 }
                 self.fired.push((trigger, objects));
             }
             self.fired.sort();
-            let tables = Tables::new(&*self.backbone).map_err(|error| DeadEnd {
-                constraint: None,
-                bindings: Vec::new(),
-                emptied: None,
-                message: format!("after a trigger callback: {error}"),
-            })?;
-            // A callback that added nothing (a value spilled already) keeps
-            // the layout and the vector.
-            let changed = tables.changed_objects(&layout);
-            if !changed.is_empty() {
-                self.relayout(Layout::relaid(tables), &changed)?;
+            if unchanged {
+                #[cfg(debug_assertions)]
+                if let Ok(tables) = Tables::new(&*self.backbone) {
+                    assert!(
+                        tables.changed_objects(&layout).is_empty(),
+                        "a trigger callback answered Outcome::unchanged() but changed the host"
+                    );
+                }
+            } else {
+                let tables = Tables::new(&*self.backbone).map_err(|error| DeadEnd {
+                    constraint: None,
+                    bindings: Vec::new(),
+                    emptied: None,
+                    message: format!("after a trigger callback: {error}"),
+                })?;
+                // A callback that added nothing (a value spilled already)
+                // keeps the layout and the vector.
+                let changed = tables.changed_objects(&layout);
+                if !changed.is_empty() {
+                    self.relayout(Layout::relaid(tables), &changed)?;
+                }
             }
             // Each decision propagates and fires what it makes certain.
             for (decision, by) in decisions {
@@ -777,9 +803,16 @@ impl<B: Backbone> Candidate<B> {
         let propagated = propagator
             .restrict_instance(choice, index, false, values)
             .and_then(|()| propagator.run());
+        // When every certain trigger fired before this decision, one can
+        // become certain only where a choice its condition reads changed.
+        let triggers = propagator.trigger_read_changed || !self.triggers_settled;
         *scratch = propagator.into_scratch();
         propagated?;
-        self.fire_triggers()
+        if triggers {
+            self.fire_triggers()
+        } else {
+            Ok(())
+        }
     }
 
     fn raw_mask(&self, instance: &InstanceId) -> u64 {

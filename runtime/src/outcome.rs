@@ -15,6 +15,7 @@ use crate::action::Action;
 pub struct Outcome {
     decisions: Vec<Action>,
     refusal: Option<String>,
+    unchanged: bool,
 }
 
 impl Outcome {
@@ -29,6 +30,19 @@ impl Outcome {
         Outcome {
             decisions: Vec::new(),
             refusal: Some(reason.into()),
+            unchanged: false,
+        }
+    }
+
+    /// Nothing more, and the callback changed nothing of the host (no
+    /// object added, no fact of a set or property different; as a second
+    /// spill of a value spilled already): the engine keeps the candidate's
+    /// layout without reading the host's sets and properties again, which
+    /// costs as much as laying it out. Debug builds read them and check.
+    pub fn unchanged() -> Outcome {
+        Outcome {
+            unchanged: true,
+            ..Outcome::default()
         }
     }
 
@@ -48,5 +62,11 @@ impl Outcome {
     /// Why the host refuses the candidate, if it does.
     pub fn refusal(&self) -> Option<&str> {
         self.refusal.as_deref()
+    }
+
+    /// Whether the callback says it changed nothing of the host (see
+    /// [`Outcome::unchanged`]).
+    pub fn is_unchanged(&self) -> bool {
+        self.unchanged
     }
 }

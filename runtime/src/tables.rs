@@ -17,6 +17,7 @@ use crate::model::{
 use crate::values::map_mask;
 
 pub(crate) mod changes;
+mod triggers;
 
 /// Why a backbone cannot be laid out for its space.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +72,9 @@ pub(crate) struct Shape {
     /// Bit planes kept beside the masks of a triangle enum choice over a
     /// plain set of at most 64 objects: see [`Planes`].
     pub planes: Option<Planes>,
+    /// Whether a callback trigger's condition reads the choice (see
+    /// [`triggers`]).
+    pub read_by_triggers: bool,
 }
 
 /// For a triangle enum choice `c` over a set `S`, word
@@ -257,13 +261,13 @@ impl Tables {
                 continue;
             }
             let mut lists = Vec::new();
-            for args in tables.tuples(set.params)? {
+            for args in tables.tuples(set.params)?.iter() {
                 lists.push(match set.quotient {
                     Some(_) => set
                         .superset
                         .map(|p| tables.objects[p as usize].clone())
                         .unwrap_or_default(),
-                    None => backbone.objects(index as u16, &args),
+                    None => backbone.objects(index as u16, args),
                 });
             }
             tables.param_objects[index] = lists;
@@ -298,7 +302,8 @@ impl Tables {
         }
         let mut base = 0;
         let mut first_instance = 0;
-        for choice in model.choices {
+        let trigger_reads = triggers::trigger_reads(model);
+        for (choice, &read_by_triggers) in model.choices.iter().zip(&trigger_reads) {
             for param in choice.params {
                 if !param.args.is_empty() {
                     return Err(LayoutError::Unsupported(format!(
@@ -335,6 +340,7 @@ impl Tables {
                 two_way: choice.symmetry != Symmetry::None && choice.params.len() == 2,
                 is_enum: matches!(choice.kind, ChoiceKind::Enum { .. }),
                 planes: None,
+                read_by_triggers,
             });
             base += count * width;
             first_instance += count;
@@ -416,7 +422,7 @@ impl Tables {
         &self,
         property: &PropertyDef,
         derived: Derived,
-        tuples: &[Vec<ObjectId>],
+        tuples: &Tuples,
     ) -> Result<Vec<bool>, LayoutError> {
         let model = self.model;
         let unsupported = |why: String| {
@@ -599,9 +605,10 @@ impl Tables {
         Some((tuples.width, &tuples.objects[start..end]))
     }
 
-    /// Every tuple of objects of `sets` (sets without parameters).
-    fn tuples(&self, sets: &[u16]) -> Result<Vec<Vec<ObjectId>>, LayoutError> {
-        let mut tuples = vec![Vec::new()];
+    /// Every tuple of objects of `sets` (sets without parameters), in
+    /// dense-index order.
+    fn tuples(&self, sets: &[u16]) -> Result<Tuples, LayoutError> {
+        let mut sizes = Vec::with_capacity(sets.len());
         for &set in sets {
             if !self.model.sets[set as usize].params.is_empty() {
                 return Err(LayoutError::Unsupported(format!(
@@ -609,19 +616,32 @@ impl Tables {
                     self.model.sets[set as usize].name
                 )));
             }
-            let objects = &self.objects[set as usize];
-            tuples = tuples
-                .into_iter()
-                .flat_map(|t| {
-                    objects.iter().map(move |&o| {
-                        let mut t = t.clone();
-                        t.push(o);
-                        t
-                    })
-                })
-                .collect();
+            sizes.push(self.objects[set as usize].len());
         }
-        Ok(tuples)
+        let count: usize = sizes.iter().product();
+        let width = sets.len();
+        let mut objects = Vec::with_capacity(count * width);
+        let mut at = vec![0; width];
+        for _ in 0..count {
+            objects.extend(
+                sets.iter()
+                    .zip(&at)
+                    .map(|(&set, &i)| self.objects[set as usize][i]),
+            );
+            // The last position moves fastest, as in a dense index.
+            for slot in (0..width).rev() {
+                at[slot] += 1;
+                if at[slot] < sizes[slot] {
+                    break;
+                }
+                at[slot] = 0;
+            }
+        }
+        Ok(Tuples {
+            width,
+            count,
+            objects,
+        })
     }
 
     /// Position of `object` in `set` (a set without parameters).
@@ -963,6 +983,21 @@ pub(crate) struct PropertyLists {
 std::thread_local! {
     /// Set by [`crate::testing::without_property_lists`].
     pub(crate) static NO_PROPERTY_LISTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Every tuple of objects of some sets, laid end to end (one allocation
+/// where a vector per tuple cost most of laying a candidate out again).
+pub(crate) struct Tuples {
+    width: usize,
+    count: usize,
+    objects: Vec<ObjectId>,
+}
+
+impl Tuples {
+    /// The tuples, in dense-index order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[ObjectId]> {
+        (0..self.count).map(move |i| &self.objects[i * self.width..(i + 1) * self.width])
+    }
 }
 
 /// Tables larger than this many tuples (all arguments) get no lists.

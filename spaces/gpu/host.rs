@@ -1053,7 +1053,7 @@ impl Host for GpuKernel {
             .iter()
             .any(|t| t.spilled == Some((producer, consumer)));
         if known {
-            return Outcome::done();
+            return Outcome::unchanged();
         }
         if !self.room(2) {
             return Outcome::refuse("too many statements for the object ids");
@@ -1107,7 +1107,7 @@ impl Host for GpuKernel {
             return Outcome::refuse(format!("{} has no reader to stage for", block.name));
         };
         if !block.copy_dims.is_empty() {
-            return Outcome::done();
+            return Outcome::unchanged();
         }
         if !self.room(block.dims.len() + 2) {
             return Outcome::refuse("too many statements for the object ids");
@@ -1153,7 +1153,7 @@ impl Host for GpuKernel {
             return Outcome::refuse(format!("{} has no writer to stage for", block.name));
         };
         if !block.copy_dims.is_empty() {
-            return Outcome::done();
+            return Outcome::unchanged();
         }
         if !self.room(block.dims.len() + 2) {
             return Outcome::refuse("too many statements for the object ids");

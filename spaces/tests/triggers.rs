@@ -9,13 +9,15 @@ use commute_runtime::{Action, Candidate, Domain, InstanceId, Outcome};
 use commute_spaces::corpus::triggers::*;
 
 /// Blocks `0..n`; each `add_copy` appends a copy, refuses the blocks of
-/// `refused`, and decides the new copy's kind when `kind` is set.
+/// `refused`, and decides the new copy's kind when `kind` is set; with
+/// `claims_unchanged`, it says it changed nothing all the same.
 #[derive(Clone, Debug, Default)]
 struct Kernel {
     blocks: u32,
     copies: Vec<BlocksId>,
     refused: Vec<BlocksId>,
     kind: Option<u64>,
+    claims_unchanged: bool,
 }
 
 impl Host for Kernel {
@@ -30,6 +32,9 @@ impl Host for Kernel {
             return Outcome::refuse(format!("block {} cannot be staged", b.0));
         }
         self.copies.push(b);
+        if self.claims_unchanged {
+            return Outcome::unchanged();
+        }
         match self.kind {
             Some(values) => Outcome::done().decide(Action {
                 choice: copy_kind::CHOICE,
@@ -273,4 +278,19 @@ fn refusals_and_decisions_commute_with_the_order_of_decisions() {
         }
         assert!(!first.is_empty(), "{kernel:?}");
     }
+}
+
+/// `Outcome::unchanged` lets the engine keep the layout without reading
+/// the host again; debug builds read it all the same, and a callback that
+/// changed the host is caught there rather than propagating stale tables.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "answered Outcome::unchanged() but changed the host")]
+fn a_callback_that_claims_no_change_but_added_an_object_is_caught() {
+    let mut candidate = with_host(Kernel {
+        blocks: 2,
+        claims_unchanged: true,
+        ..Kernel::default()
+    });
+    let _ = candidate.apply(&local(0));
 }

@@ -7,7 +7,6 @@
 use super::screens::{checks, ordered_members, z_literal, Checks, ZLiteral};
 use super::skips::{skip_bit, skip_bits};
 use super::vector::RowLiteral;
-use super::visits::literal_instances;
 use crate::binding::Binding;
 use crate::model::*;
 use crate::tables::Tables;
@@ -180,7 +179,7 @@ pub(super) fn counter_reads(tables: &Tables) -> Vec<Vec<CounterRead>> {
                             Literal::Is { values, .. } => Some(*values),
                             _ => None,
                         };
-                        literal_instances(l).into_iter().map(move |i| (i, values))
+                        l.instances().into_iter().map(move |i| (i, values))
                     })
                     .chain(match &def.increment {
                         Term::Choice(inst) => Some((inst, None)),

@@ -11,6 +11,7 @@
 //! propagator; this module gathers the plans of a layout.
 
 mod counters;
+mod fresh;
 pub(crate) mod row_index;
 mod runs;
 mod screens;
@@ -46,6 +47,10 @@ pub(crate) struct Plans {
     /// filtering every instance of a constraint (at the root, after a
     /// callback) leaves out the bindings where one holds.
     pub initial_holds: Vec<Vec<Hold>>,
+    /// Per constraint, the variables that, bound to an object a trigger
+    /// callback added, leave two literals unknown: filtering after the
+    /// callback leaves those bindings to the queue (see [`fresh`]).
+    pub unknown_on_new: Vec<u32>,
 }
 
 impl Plans {
@@ -62,6 +67,7 @@ impl Plans {
             counter_reads: counters::counter_reads(tables),
             counter_plans: counters::counter_plans(tables),
             initial_holds: visits::initial_holds(tables),
+            unknown_on_new: fresh::unknown_on_new(tables.model),
         }
     }
 }

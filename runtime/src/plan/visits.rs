@@ -183,7 +183,7 @@ pub(super) fn visits(tables: &Tables, with_skips: bool) -> Vec<Vec<Visit>> {
             for clause in model.clauses_by_choice.get(choice).copied().unwrap_or(&[]) {
                 let def = &model.constraints[clause.constraint as usize];
                 let literal = &def.literals[clause.literal as usize];
-                for instance in literal_instances(literal) {
+                for instance in literal.instances() {
                     if instance.choice as usize != choice {
                         continue;
                     }
@@ -507,27 +507,4 @@ fn every_completion(
             inner.bind(first as Var, object);
             every_completion(tables, def, rest, inner, test)
         })
-}
-
-/// The choice instances a literal reads (the factors of products
-/// included).
-pub(crate) fn literal_instances(literal: &Literal) -> Vec<&InstanceRef> {
-    fn term<'l>(t: &'l Term, out: &mut Vec<&'l InstanceRef>) {
-        match t {
-            Term::Choice(inst) => out.push(inst),
-            Term::Product(factors) => factors.iter().for_each(|f| term(f, out)),
-            Term::Const(_) | Term::Property { .. } => {}
-        }
-    }
-    let mut out = Vec::new();
-    match literal {
-        Literal::Is { instance, .. } => out.push(instance),
-        Literal::Same { lhs, rhs, .. } => out.extend([lhs, rhs]),
-        Literal::Compare { lhs, rhs, .. } => {
-            term(lhs, &mut out);
-            term(rhs, &mut out);
-        }
-        Literal::Property { .. } => {}
-    }
-    out
 }

@@ -29,21 +29,33 @@ impl<'a> Propagator<'a> {
     /// bound) that binds at least one object of `changed`, once each: the
     /// bindings whose first changed object is at variable `p`, for each
     /// `p` in turn; those where a literal of `holds` is certainly true are
-    /// left out, as by [`Propagator::for_each_unless`].
+    /// left out, as by [`Propagator::for_each_unless`], and so are those
+    /// that bind a variable of the mask `unknown_on_new` to a new object
+    /// (two literals unknown, see `plan::fresh`).
     pub(super) fn for_each_touching(
         &mut self,
         vars: &'static [VarDef],
         changed: &ChangedObjects,
+        unknown_on_new: u32,
         holds: &[Hold],
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         let roots = &self.layout.roots;
         for first in 0..vars.len() {
-            if !changed.touches(roots[vars[first].set as usize]) {
+            let root = roots[vars[first].set as usize];
+            // Every binding whose first changed object is there binds a
+            // new one where the clause cannot act.
+            if !changed.touches(root) || unknown_on_new & 1 << first != 0 && changed.only_new(root)
+            {
                 continue;
             }
             let mut b = Binding::empty();
-            self.for_each_from(vars, &mut b, 0, holds, Some((changed, first)), f)?;
+            let touching = Touching {
+                changed,
+                first,
+                unknown_on_new,
+            };
+            self.for_each_from(vars, &mut b, 0, holds, Some(touching), f)?;
         }
         Ok(())
     }
@@ -67,7 +79,7 @@ impl<'a> Propagator<'a> {
         b: &mut Binding,
         i: usize,
         holds: &[Hold],
-        first_changed: Option<(&ChangedObjects, usize)>,
+        touching: Option<Touching<'_>>,
         f: &mut dyn FnMut(&mut Self, &Binding) -> Flow,
     ) -> Flow {
         if i == vars.len() {
@@ -102,7 +114,7 @@ impl<'a> Propagator<'a> {
                 && distinct(b, object)
                 && !true_at(self, b)
             {
-                return self.for_each_from(vars, b, i + 1, holds, first_changed, f);
+                return self.for_each_from(vars, b, i + 1, holds, touching, f);
             }
             return Ok(());
         }
@@ -121,10 +133,11 @@ impl<'a> Propagator<'a> {
                 None => others = true,
             }
         }
-        // With `first_changed`: the variables before it bind unchanged
-        // objects, it binds a changed one, the later ones anything.
-        let wanted = first_changed
-            .and_then(|(changed, first)| (i <= first).then_some((changed, i == first)));
+        // With `touching`: the variables before its first bind unchanged
+        // objects, the first a changed one, the later ones anything; none
+        // of `unknown_on_new` a new one.
+        let wanted = touching.and_then(|t| (i <= t.first).then_some((t.changed, i == t.first)));
+        let skip_new = touching.filter(|t| t.unknown_on_new & 1 << i != 0);
         // A negated literal with a list: only the objects for which its
         // property holds (the list is in the set's order, a part of it).
         let listed = holds
@@ -144,6 +157,9 @@ impl<'a> Propagator<'a> {
                     continue;
                 }
             }
+            if skip_new.is_some_and(|t| t.changed.is_new(root, object)) {
+                continue;
+            }
             if screened != 0
                 && layout
                     .position(root, object)
@@ -161,8 +177,19 @@ impl<'a> Propagator<'a> {
             if others && true_at(self, &inner) {
                 continue;
             }
-            self.for_each_from(vars, &mut inner, i + 1, holds, first_changed, f)?;
+            self.for_each_from(vars, &mut inner, i + 1, holds, touching, f)?;
         }
         Ok(())
     }
+}
+
+/// What [`Propagator::for_each_touching`] asks of the bindings it
+/// enumerates.
+#[derive(Clone, Copy)]
+struct Touching<'c> {
+    changed: &'c ChangedObjects,
+    /// The variable that binds the first changed object.
+    first: usize,
+    /// The variables not bound to a new object.
+    unknown_on_new: u32,
 }

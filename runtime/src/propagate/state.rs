@@ -53,6 +53,9 @@ pub(crate) struct Propagator<'a> {
     /// for its layout's tables (see [`Clause`]); otherwise every
     /// constraint instance is filtered from the tables.
     pub(crate) compiled: Option<Dispatch>,
+    /// Whether a changed instance taken from the queue is of a choice that
+    /// callback triggers' conditions read (`Shape::read_by_triggers`).
+    pub(crate) trigger_read_changed: bool,
 }
 
 /// One constraint instance being filtered by the filters generated for
@@ -179,6 +182,7 @@ impl<'a> Propagator<'a> {
             row_ors,
             mirror: None,
             compiled: None,
+            trigger_read_changed: false,
         }
     }
 
@@ -218,14 +222,20 @@ impl<'a> Propagator<'a> {
     /// counters were carried over from a fixpoint of the old one: runs the
     /// constraint instances that bind an object of `changed` (the others
     /// read the same facts and domains as at that fixpoint; counters
-    /// that moved are queued by the caller), then the queue.
+    /// that moved are queued by the caller), then the queue. Of those, the
+    /// ones a new object leaves unable to act (two literals on its new,
+    /// full instances: `Plans::unknown_on_new`) are left to the queue,
+    /// which visits them when one of those instances narrows.
     pub fn initialize_touching(&mut self, changed: &ChangedObjects) -> Flow {
         self.rebuild_planes();
         let model = self.model();
         let layout = self.layout;
         for (c, def) in model.constraints.iter().enumerate() {
             let holds = &layout.plans.initial_holds[c];
-            self.for_each_touching(def.vars, changed, holds, &mut |p, b| p.filter(c as u16, b))?;
+            let unknown_on_new = layout.plans.unknown_on_new[c];
+            self.for_each_touching(def.vars, changed, unknown_on_new, holds, &mut |p, b| {
+                p.filter(c as u16, b)
+            })?;
         }
         self.run()
     }
@@ -247,6 +257,9 @@ impl<'a> Propagator<'a> {
             let layout = self.layout;
             let shape = &layout.shapes[choice as usize];
             self.queued.set(shape.first_instance + instance, false);
+            if shape.read_by_triggers {
+                self.trigger_read_changed = true;
+            }
             // The objects of the commonest shapes read here directly, in
             // both orders for a triangle (whose positions are passed on,
             // for its rows).

@@ -493,11 +493,12 @@ impl Tables {
         }
     }
 
-    /// For a counter whose variables range over sets without parameters
-    /// that are not quotient sets: per instance, every binding of its
-    /// variables the propagator's enumeration visits (parameters first, in
-    /// the same order), less those where a property literal of the
-    /// condition is false (their increment never counts).
+    /// For a counter whose variables range over sets that are not
+    /// quotient sets (parametrized ones included, as `IterDims($i)`): per
+    /// instance, every binding of its variables the propagator's
+    /// enumeration visits (parameters first, in the same order), less
+    /// those where a property literal of the condition is false (their
+    /// increment never counts).
     fn static_counter_tuples(&self, choice: u16) -> Option<CounterTuples> {
         let def = &self.model.choices[choice as usize];
         let ChoiceKind::Counter(counter) = &def.kind else {
@@ -508,10 +509,9 @@ impl Tables {
         // zero-width tuples cannot tell from none.)
         if vars.is_empty()
             || vars.len() > MAX_VARS
-            || vars.iter().any(|v| {
-                let set = &self.model.sets[v.set as usize];
-                !v.args.is_empty() || !set.params.is_empty() || set.quotient.is_some()
-            })
+            || vars
+                .iter()
+                .any(|v| self.model.sets[v.set as usize].quotient.is_some())
         {
             return None;
         }
@@ -572,17 +572,23 @@ impl Tables {
         let distinct = |tuple: &[ObjectId; MAX_VARS], object: ObjectId| {
             (0..i).all(|j| self.roots[vars[j].set as usize] != root || tuple[j] != object)
         };
+        // A parametrized set's arguments are earlier variables.
+        let mut args = [0 as ObjectId; MAX_VARS];
+        for (k, &arg) in vars[i].args.iter().enumerate() {
+            args[k] = tuple[arg as usize];
+        }
+        let args = &args[..vars[i].args.len()];
         if i < params {
             // A parameter: bound by the counter instance.
             let object = tuple[i];
-            if (self.is_plain_root[set as usize] || self.contains(set, &[], object))
+            if (self.is_plain_root[set as usize] || self.contains(set, args, object))
                 && distinct(tuple, object)
             {
                 self.enumerate_tuples(def, params, i + 1, tuple, out);
             }
             return;
         }
-        for &object in self.set_objects(set, &[]) {
+        for &object in self.set_objects(set, args) {
             if !distinct(tuple, object) {
                 continue;
             }

@@ -245,6 +245,10 @@ pub(super) fn counter_plans(tables: &Tables) -> Vec<Option<CounterPlan>> {
                 || !matches!(def.increment, Term::Const(1))
                 || def.vars.len() != params + 1
                 || tables.counter_tuples[choice].is_none()
+                || def
+                    .vars
+                    .iter()
+                    .any(|v| !model.sets[v.set as usize].params.is_empty())
             {
                 return None;
             }

@@ -474,3 +474,59 @@ fn the_best_measured_again_takes_its_new_value_both_ways() {
     let curve: Vec<f64> = summary.best_so_far.iter().map(|p| p.1).collect();
     assert_eq!(curve, [5.0, 4.0, 4.0, 3.0]);
 }
+
+#[test]
+fn an_interrupted_evaluation_is_not_journaled_and_a_resume_runs_it_again() {
+    let root = ordering_root(5);
+    let target = hidden(&root, 8);
+    let dir = std::env::temp_dir().join(format!("commute-interrupted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("journal.jsonl");
+    let header = Header::new("listing07_ordering", "random", 3, serde_json::Value::Null);
+    // The third leaf's evaluation is stopped from outside (as by the end
+    // of a time budget).
+    let mut count = 0;
+    let mut cost = mismatches(&target);
+    let mut interrupting = |leaf: &Candidate<_>| {
+        count += 1;
+        let outcome = cost(leaf);
+        if count == 3 {
+            Outcome::flagged(0.5, Flag::TimedOut, "stopped").interrupted()
+        } else {
+            outcome
+        }
+    };
+    let mut journal = Journal::create(&path, &header).expect("journal");
+    let first = run_random(
+        &root,
+        Harness::new(&mut interrupting, &config(3, 6)).with_journal(&mut journal),
+    );
+    drop(journal);
+    let interrupted = first.evaluations[2].path.clone();
+    let (_, recorded, mut journal) = Journal::open_for_resume(&path).expect("resume");
+    assert_eq!(
+        recorded.len(),
+        5,
+        "every evaluation but the interrupted one"
+    );
+    assert!(recorded.iter().all(|e| e.path != interrupted));
+
+    // Resumed, the search evaluates that leaf (and only that one) again.
+    let mut evaluated = Vec::new();
+    let mut cost = mismatches(&target);
+    let mut recording = |leaf: &Candidate<_>| {
+        evaluated.push(leaf.decisions().words);
+        cost(leaf)
+    };
+    let resumed = run_random(
+        &root,
+        Harness::new(&mut recording, &config(3, 6))
+            .with_journal(&mut journal)
+            .with_replay(Replay::new(recorded)),
+    );
+    drop(journal);
+    assert_eq!(evaluated.len(), 1);
+    assert_eq!(resumed.evaluations[2].path, interrupted);
+    assert_eq!(resumed.evaluations[2].flag, None);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -263,15 +263,19 @@ impl KernelEvaluator<'_> {
                 // A slow leaf, not a broken one: the timeout follows the best
                 // (or the time budget ended, which the message says).
                 self.timed_out += 1;
-                let summary = if self.harness.past_deadline() {
-                    format!("run stopped after {seconds:.1} s, at the end of the time budget")
+                // Stopped by the deadline, it says nothing of the leaf: not
+                // journaled, a resumed tune runs it again.
+                if self.harness.past_deadline() {
+                    let summary =
+                        format!("run stopped after {seconds:.1} s, at the end of the time budget");
+                    let outcome = Outcome::flagged(seconds, Flag::TimedOut, summary.clone());
+                    (outcome.interrupted(), summary)
                 } else {
-                    summary
-                };
-                (
-                    Outcome::flagged(seconds, Flag::TimedOut, summary.clone()),
-                    summary,
-                )
+                    (
+                        Outcome::flagged(seconds, Flag::TimedOut, summary.clone()),
+                        summary,
+                    )
+                }
             }
             // Built with an optimizer's flags, and right without them: the
             // optimizer miscompiled it (seen with Polly on PolyBench's

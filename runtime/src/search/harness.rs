@@ -41,6 +41,10 @@ pub struct Outcome {
     pub bound: Option<f64>,
     /// The best leaf so far, measured again against this one.
     pub incumbent: Option<Remeasured>,
+    /// Stopped by something outside the leaf (the end of the time
+    /// budget), so it says nothing of the leaf: it is not journaled, and
+    /// a resumed search evaluates the leaf again.
+    pub interrupted: bool,
 }
 
 /// The best leaf so far, measured again by the evaluator (next to a
@@ -66,6 +70,7 @@ impl Outcome {
             phases: None,
             bound: None,
             incumbent: None,
+            interrupted: false,
         }
     }
 
@@ -91,6 +96,15 @@ impl Outcome {
     /// candidate through.
     pub fn wrong(message: impl Into<String>) -> Outcome {
         Outcome::new(Status::Wrong, None, Some(message.into()))
+    }
+
+    /// The same outcome, stopped by something outside the leaf (see
+    /// [`Outcome::interrupted`](Outcome#structfield.interrupted)).
+    pub fn interrupted(self) -> Outcome {
+        Outcome {
+            interrupted: true,
+            ..self
+        }
     }
 }
 
@@ -388,6 +402,7 @@ impl<'e, B: Backbone> Harness<'e, B> {
             }
             None => {
                 let outcome = self.evaluator.evaluate(leaf);
+                let interrupted = outcome.interrupted;
                 let incumbent = outcome.incumbent.as_ref().and_then(|r| self.revision_of(r));
                 let evaluation = Evaluation {
                     index,
@@ -402,7 +417,8 @@ impl<'e, B: Backbone> Harness<'e, B> {
                     bound: outcome.bound,
                     incumbent,
                 };
-                if let Some(journal) = self.journal.as_mut() {
+                // An interrupted evaluation is left for a resumed search.
+                if let Some(journal) = self.journal.as_mut().filter(|_| !interrupted) {
                     if journal.append(&evaluation).is_err() {
                         self.stop = Some(StopReason::JournalError);
                     }

@@ -40,6 +40,17 @@ pub struct QuotientDef {
 }
 
 impl SetDef {
+    /// A set without parameters that is not a quotient: a root set, or a
+    /// subset of `superset` (for models written by hand, as in tests).
+    pub const fn plain(name: &'static str, superset: Option<u16>) -> SetDef {
+        SetDef {
+            name,
+            params: &[],
+            superset,
+            quotient: None,
+        }
+    }
+
     /// The root of the set's subset hierarchy is the set whose object ids it
     /// uses.
     pub fn is_root(&self) -> bool {
@@ -347,6 +358,21 @@ pub struct Model {
 }
 
 impl Model {
+    /// A model with nothing in it, to complete one written by hand (as in
+    /// tests: `Model { name: "m", sets: ..., ..Model::EMPTY }`).
+    pub const EMPTY: Model = Model {
+        name: "",
+        sets: &[],
+        properties: &[],
+        choices: &[],
+        constraints: &[],
+        triggers: &[],
+        callbacks: &[],
+        clauses_by_choice: &[],
+        counters_by_choice: &[],
+        default_priority: &[],
+    };
+
     /// The root set whose object ids `set` uses.
     pub fn root(&self, mut set: u16) -> u16 {
         for _ in 0..=self.sets.len() {

@@ -1214,13 +1214,7 @@ mod tests {
                 derived: None,
             },
         ],
-        choices: &[],
-        constraints: &[],
-        triggers: &[],
-        callbacks: &[],
-        clauses_by_choice: &[],
-        counters_by_choice: &[],
-        default_priority: &[],
+        ..Model::EMPTY
     };
 
     /// Answers the sets and `hot`; panics when asked for a derived

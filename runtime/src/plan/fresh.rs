@@ -120,6 +120,10 @@ mod tests {
         InstanceRef { choice: 0, args }
     }
 
+    const fn is(instance: InstanceRef, values: u64) -> Literal {
+        Literal::Is { instance, values }
+    }
+
     const fn constraint(vars: &'static [VarDef], literals: &'static [Literal]) -> ConstraintDef {
         ConstraintDef {
             vars,
@@ -132,20 +136,7 @@ mod tests {
     /// `order($x, $y)` takes one of three values (all: `0b111`).
     static MODEL: Model = Model {
         name: "fresh",
-        sets: &[
-            SetDef {
-                name: "S",
-                params: &[],
-                superset: None,
-                quotient: None,
-            },
-            SetDef {
-                name: "T",
-                params: &[],
-                superset: None,
-                quotient: None,
-            },
-        ],
+        sets: &[SetDef::plain("S", None), SetDef::plain("T", None)],
         properties: &[PropertyDef {
             name: "p",
             params: &[0],
@@ -166,18 +157,9 @@ mod tests {
             constraint(
                 TRIPLE,
                 &[
-                    Literal::Is {
-                        instance: order(&[0, 1]),
-                        values: 0b110,
-                    },
-                    Literal::Is {
-                        instance: order(&[1, 2]),
-                        values: 0b110,
-                    },
-                    Literal::Is {
-                        instance: order(&[0, 2]),
-                        values: 0b001,
-                    },
+                    is(order(&[0, 1]), 0b110),
+                    is(order(&[1, 2]), 0b110),
+                    is(order(&[0, 2]), 0b001),
                 ],
             ),
             // Merged statements are placed alike: with `$c` new, both
@@ -186,10 +168,7 @@ mod tests {
             constraint(
                 TRIPLE,
                 &[
-                    Literal::Is {
-                        instance: order(&[0, 1]),
-                        values: 0b011,
-                    },
+                    is(order(&[0, 1]), 0b011),
                     Literal::Same {
                         lhs: order(&[0, 2]),
                         rhs: order(&[1, 2]),
@@ -202,10 +181,7 @@ mod tests {
             constraint(
                 &[var("a", 0), var("b", 0)],
                 &[
-                    Literal::Is {
-                        instance: order(&[0, 1]),
-                        values: 0b001,
-                    },
+                    is(order(&[0, 1]), 0b001),
                     Literal::Property {
                         property: 0,
                         args: &[0],
@@ -216,38 +192,16 @@ mod tests {
             // Values all the choice's: certainly true, never unknown.
             constraint(
                 &[var("a", 0), var("b", 0)],
-                &[
-                    Literal::Is {
-                        instance: order(&[0, 1]),
-                        values: 0b111,
-                    },
-                    Literal::Is {
-                        instance: order(&[1, 0]),
-                        values: 0b001,
-                    },
-                ],
+                &[is(order(&[0, 1]), 0b111), is(order(&[1, 0]), 0b001)],
             ),
             // `$b` ranges over `T`, not within the parameter's `S`: the
             // instance may not exist (its literals are then false).
             constraint(
                 &[var("a", 0), var("b", 1)],
-                &[
-                    Literal::Is {
-                        instance: order(&[0, 1]),
-                        values: 0b001,
-                    },
-                    Literal::Is {
-                        instance: order(&[1, 0]),
-                        values: 0b001,
-                    },
-                ],
+                &[is(order(&[0, 1]), 0b001), is(order(&[1, 0]), 0b001)],
             ),
         ],
-        triggers: &[],
-        callbacks: &[],
-        clauses_by_choice: &[],
-        counters_by_choice: &[],
-        default_priority: &[],
+        ..Model::EMPTY
     };
 
     #[test]

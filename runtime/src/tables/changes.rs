@@ -179,28 +179,8 @@ mod tests {
     /// `S`, and `Sub` within it.
     static MODEL: Model = Model {
         name: "changes",
-        sets: &[
-            SetDef {
-                name: "S",
-                params: &[],
-                superset: None,
-                quotient: None,
-            },
-            SetDef {
-                name: "Sub",
-                params: &[],
-                superset: Some(0),
-                quotient: None,
-            },
-        ],
-        properties: &[],
-        choices: &[],
-        constraints: &[],
-        triggers: &[],
-        callbacks: &[],
-        clauses_by_choice: &[],
-        counters_by_choice: &[],
-        default_priority: &[],
+        sets: &[SetDef::plain("S", None), SetDef::plain("Sub", Some(0))],
+        ..Model::EMPTY
     };
 
     /// The objects of `S` and of `Sub`.

@@ -69,12 +69,7 @@ mod tests {
     const TWO_VALUES: &[&str] = &["NO", "YES"];
 
     const SETS: &[SetDef] = &[
-        SetDef {
-            name: "S",
-            params: &[],
-            superset: None,
-            quotient: None,
-        },
+        SetDef::plain("S", None),
         SetDef {
             name: "Q",
             params: &[],
@@ -108,9 +103,7 @@ mod tests {
             Model {
                 name: "triggers",
                 sets: SETS,
-                properties: &[],
                 choices: CHOICES,
-                constraints: &[],
                 triggers: &[TriggerDef {
                     vars: X_IN_Q,
                     condition: $condition,
@@ -120,10 +113,7 @@ mod tests {
                     },
                     origin: "test",
                 }],
-                callbacks: &[],
-                clauses_by_choice: &[],
-                counters_by_choice: &[],
-                default_priority: &[],
+                ..Model::EMPTY
             }
         };
     }

@@ -288,10 +288,13 @@ impl<B: Backbone> Candidate<B> {
     fn fill_domains(&mut self, previous: Option<(&Layout, &[u64])>) {
         self.open_from = [0; OPEN_HINTS];
         let layout = Arc::clone(&self.layout);
+        // One buffer for every instance's objects: a layout after a
+        // callback fills every instance again.
+        let mut objects = Vec::new();
         for (c, choice) in layout.model.choices.iter().enumerate() {
             let shape = &layout.shapes[c];
             for instance in 0..shape.count {
-                let objects = layout.instance_objects(c as u16, instance);
+                layout.instance_objects_into(c as u16, instance, &mut objects);
                 let word = shape.base + instance * shape.width;
                 if !layout.instance_exists(c as u16, &objects) {
                     continue;
@@ -343,13 +346,14 @@ impl<B: Backbone> Candidate<B> {
             Propagator::explained(&layout, &mut self.words, self.reasons.as_deref_mut());
         propagator.compiled = self.compiled;
         count_all(&mut propagator);
+        let mut objects = Vec::new();
         for (c, choice) in layout.model.choices.iter().enumerate() {
             if !matches!(choice.kind, ChoiceKind::Counter(_)) {
                 continue;
             }
             let (shape, old_shape) = (&layout.shapes[c], &old.shapes[c]);
             for instance in 0..shape.count {
-                let objects = layout.instance_objects(c as u16, instance);
+                layout.instance_objects_into(c as u16, instance, &mut objects);
                 if !layout.instance_exists(c as u16, &objects) {
                     continue;
                 }
@@ -951,20 +955,35 @@ fn count_all(propagator: &mut Propagator<'_>) {
     let model = layout.model;
     // Counters read bit planes.
     propagator.rebuild_planes();
+    // Every counter once, then again only those that read a counter that
+    // moved since, in as many rounds at most as there are choices.
+    let mut stale: Vec<bool> = model
+        .choices
+        .iter()
+        .map(|choice| matches!(choice.kind, ChoiceKind::Counter(_)))
+        .collect();
+    let mut objects = Vec::new();
     for _ in 0..=model.choices.len() {
-        let mut changed = false;
-        for (c, choice) in model.choices.iter().enumerate() {
-            if !matches!(choice.kind, ChoiceKind::Counter(_)) {
+        let mut any = false;
+        for c in 0..model.choices.len() {
+            if !std::mem::take(&mut stale[c]) {
                 continue;
             }
+            any = true;
+            let mut changed = false;
             for instance in 0..layout.shapes[c].count {
-                let objects = layout.instance_objects(c as u16, instance);
+                layout.instance_objects_into(c as u16, instance, &mut objects);
                 if layout.instance_exists(c as u16, &objects) {
                     changed |= propagator.init_counter(c as u16, &objects);
                 }
             }
+            if changed {
+                for &reader in model.counters_by_choice.get(c).copied().unwrap_or(&[]) {
+                    stale[reader as usize] = true;
+                }
+            }
         }
-        if !changed {
+        if !any {
             break;
         }
     }

@@ -104,6 +104,12 @@ pub mod corpus {
         include!(concat!(env!("OUT_DIR"), "/quotient.rs"));
     }
 
+    /// A trigger whose condition reads a counter (and no choice of its
+    /// variables): it becomes certain through the counter's move alone.
+    pub mod trigger_on_counter {
+        include!(concat!(env!("OUT_DIR"), "/trigger_on_counter.rs"));
+    }
+
     /// Independent choices (a product of domains), for search tests.
     pub mod product {
         include!(concat!(env!("OUT_DIR"), "/product.rs"));

@@ -294,3 +294,43 @@ fn a_callback_that_claims_no_change_but_added_an_object_is_caught() {
     });
     let _ = candidate.apply(&local(0));
 }
+
+/// Tasks `0..n`, task 0 the lead; counts the notes it gets.
+#[derive(Clone, Debug)]
+struct Tasks {
+    tasks: u32,
+    notes: u32,
+}
+
+impl commute_spaces::corpus::trigger_on_counter::Host for Tasks {
+    fn tasks(&self) -> Vec<commute_spaces::corpus::trigger_on_counter::TasksId> {
+        (0..self.tasks)
+            .map(commute_spaces::corpus::trigger_on_counter::TasksId)
+            .collect()
+    }
+    fn lead(&self, t: commute_spaces::corpus::trigger_on_counter::TasksId) -> bool {
+        t.0 == 0
+    }
+    fn note_costly(&mut self, _: commute_spaces::corpus::trigger_on_counter::TasksId) -> Outcome {
+        self.notes += 1;
+        Outcome::done()
+    }
+}
+
+/// A decision looks for certain triggers only where it changed a choice
+/// their conditions read: a counter that moves is one.
+#[test]
+fn a_trigger_on_a_counter_fires_when_the_counter_moves() {
+    use commute_spaces::corpus::trigger_on_counter::{self as space, kind};
+    let mut candidate =
+        Candidate::new(space::Backbone(Tasks { tasks: 3, notes: 0 })).expect("non-empty space");
+    let costly = |task: u32| Action {
+        choice: kind::CHOICE,
+        objects: vec![task],
+        values: kind::COSTLY,
+    };
+    candidate.apply(&costly(1)).expect("fine");
+    assert_eq!(candidate.backbone().0.notes, 0, "one costly task");
+    candidate.apply(&costly(2)).expect("fine");
+    assert_eq!(candidate.backbone().0.notes, 1, "two costly tasks");
+}

@@ -1,9 +1,10 @@
 //! Which constraint instances a new object cannot wake: after a trigger
 //! callback adds objects, every choice instance that binds one is new and
 //! starts with every value, so a literal on it is unknown unless its
-//! values are all or none. A clause with two such literals can neither
-//! fail nor enforce anything then; it is filtered later, through the
-//! queue, once a change narrows one of them. Filtering only the instances
+//! values are all or none. A clause with two such literals, or with an
+//! equality of two such instances, can neither fail nor enforce anything
+//! then; it is filtered later, through the queue, once a change narrows
+//! one of them. Filtering only the instances
 //! that can act keeps a callback from paying for every triple of
 //! statements that holds a new one (most of a layout's work before).
 
@@ -48,13 +49,17 @@ fn inert_on_new(model: &Model, def: &ConstraintDef, var: Var) -> bool {
                 );
                 let exist =
                     exists_always(model, def.vars, lhs) && exists_always(model, def.vars, rhs);
-                if left && right && exist {
+                // With one value, two full domains are the same value.
+                let values = enum_values(model, lhs.choice).map_or(0, u64::count_ones);
+                if !exist || values < 2 {
+                    continue;
+                }
+                if left && right {
                     return true;
                 }
                 // A full domain beside any nonempty one: neither surely the
                 // same value nor surely different ones.
-                let values = enum_values(model, lhs.choice).map_or(0, u64::count_ones);
-                if (left || right) && exist && values >= 2 {
+                if left || right {
                     unknown += 1;
                 }
             }
@@ -133,7 +138,8 @@ mod tests {
         }
     }
 
-    /// `order($x, $y)` takes one of three values (all: `0b111`).
+    /// `order($x, $y)` takes one of three values (all: `0b111`), `one($x,
+    /// $y)` its only one.
     static MODEL: Model = Model {
         name: "fresh",
         sets: &[SetDef::plain("S", None), SetDef::plain("T", None)],
@@ -143,15 +149,24 @@ mod tests {
             ty: PropertyType::Bool,
             derived: None,
         }],
-        choices: &[ChoiceDef {
-            name: "order",
-            params: &[var("x", 0), var("y", 0)],
-            kind: ChoiceKind::Enum {
-                values: &["A", "B", "C"],
+        choices: &[
+            ChoiceDef {
+                name: "order",
+                params: &[var("x", 0), var("y", 0)],
+                kind: ChoiceKind::Enum {
+                    values: &["A", "B", "C"],
+                },
+                symmetry: Symmetry::None,
+                origin: "test",
             },
-            symmetry: Symmetry::None,
-            origin: "test",
-        }],
+            ChoiceDef {
+                name: "one",
+                params: &[var("x", 0), var("y", 0)],
+                kind: ChoiceKind::Enum { values: &["ONLY"] },
+                symmetry: Symmetry::None,
+                origin: "test",
+            },
+        ],
         constraints: &[
             // A transitivity: every variable is read by two literals.
             constraint(
@@ -200,12 +215,28 @@ mod tests {
                 &[var("a", 0), var("b", 1)],
                 &[is(order(&[0, 1]), 0b001), is(order(&[1, 0]), 0b001)],
             ),
+            // A choice of one value: two new instances take the same, and
+            // `!=` of them is false, not unknown.
+            constraint(
+                TRIPLE,
+                &[Literal::Same {
+                    lhs: InstanceRef {
+                        choice: 1,
+                        args: &[0, 2],
+                    },
+                    rhs: InstanceRef {
+                        choice: 1,
+                        args: &[1, 2],
+                    },
+                    equal: false,
+                }],
+            ),
         ],
         ..Model::EMPTY
     };
 
     #[test]
     fn a_new_object_leaves_to_the_queue_the_clauses_it_cannot_wake() {
-        assert_eq!(unknown_on_new(&MODEL), vec![0b111, 0b111, 0, 0, 0]);
+        assert_eq!(unknown_on_new(&MODEL), vec![0b111, 0b111, 0, 0, 0, 0]);
     }
 }

@@ -4,13 +4,12 @@
 //! triggers enumerates every binding of every trigger, a tenth of a
 //! decision on the GPU space).
 
-use crate::model::{ChoiceKind, Model, TriggerAction};
+use crate::model::{Model, TriggerAction};
 
 /// Per choice, whether a change of one of its instances can make a
-/// callback trigger's condition certain: the choices its literals read,
-/// and the membership flags of the quotient sets its variables range
-/// over. Every choice when a condition reads a counter (a counter moves
-/// without being queued where it is recounted).
+/// callback trigger's condition certain: the choices its literals read
+/// (counters too: one that moves is queued like any instance), and the
+/// membership flags of the quotient sets its variables range over.
 pub(super) fn trigger_reads(model: &Model) -> Vec<bool> {
     let mut reads = vec![false; model.choices.len()];
     let callbacks = model
@@ -20,11 +19,7 @@ pub(super) fn trigger_reads(model: &Model) -> Vec<bool> {
     for trigger in callbacks {
         for literal in trigger.condition {
             for instance in literal.instances() {
-                let choice = instance.choice as usize;
-                if matches!(model.choices[choice].kind, ChoiceKind::Counter(_)) {
-                    return vec![true; model.choices.len()];
-                }
-                reads[choice] = true;
+                reads[instance.choice as usize] = true;
             }
         }
         for var in trigger.vars {
@@ -141,7 +136,7 @@ mod tests {
     }
 
     #[test]
-    fn a_condition_on_a_counter_reads_every_choice() {
-        assert_eq!(trigger_reads(&ON_COUNT), [true; 4]);
+    fn a_condition_on_a_counter_reads_the_counter() {
+        assert_eq!(trigger_reads(&ON_COUNT), [false, false, true, true]);
     }
 }

@@ -590,9 +590,7 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
     let dir = scratch("tune");
     let out = dir.join("gemm.tuned.c");
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let mut options = vec![
         "--budget",
         "6",
         "--cc",
@@ -615,13 +613,8 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
         out.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
     ];
-    args.extend(SMALL_GEMM);
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = tune_small_gemm(&options);
     assert!(stderr.contains("reference: "), "{stderr}");
     assert!(
         stdout.contains("stopped (evaluation budget spent) after 6 evaluations"),
@@ -657,13 +650,10 @@ fn tune_finds_a_verified_candidate_and_writes_it() {
     );
     // Resumed with a larger budget: nothing recorded is run again but the
     // best recorded candidate, which competes with the new ones.
-    let budget = args.iter().position(|a| *a == "--budget").unwrap() + 1;
-    args[budget] = "8";
-    args.insert(budget + 1, "--resume");
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let budget = options.iter().position(|a| *a == "--budget").unwrap() + 1;
+    options[budget] = "8";
+    options.insert(budget + 1, "--resume");
+    let (stdout, stderr) = tune_small_gemm(&options);
     assert!(stderr.contains("resuming 6 evaluations"), "{stderr}");
     assert!(
         stderr.contains("the best recorded candidate (evaluation "),
@@ -813,9 +803,7 @@ exec cc "$@"
 "#,
     );
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (_, stdout, stderr) = run_small_gemm(&[
         "--search",
         "random",
         "--budget",
@@ -838,12 +826,7 @@ exec cc "$@"
         "1",
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    ]);
     assert!(
         stdout.contains("after 12 evaluations"),
         "{stdout}\n{stderr}"
@@ -1018,9 +1001,7 @@ fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
     let dir = scratch("directives");
     let out = dir.join("gemm.tuned.c");
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (_, stderr) = tune_small_gemm(&[
         "--emit",
         "directives",
         "--cc",
@@ -1038,13 +1019,7 @@ fn tune_with_directives_writes_the_users_loops_with_omp_directives() {
         out.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    ]);
     assert!(
         stderr.contains("candidates as OpenMP 6.0 directives"),
         "{stderr}"
@@ -1504,9 +1479,7 @@ fn a_time_budget_spent_before_the_search_leaves_the_original_program_written() {
     );
     let out = dir.join("gemm.tuned.c");
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (output, stdout, stderr) = run_small_gemm(&[
         "--time-budget",
         "1",
         "--cc",
@@ -1517,12 +1490,7 @@ fn a_time_budget_spent_before_the_search_leaves_the_original_program_written() {
         out.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    ]);
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(
         stderr.contains("the original loop nest is not measured: the time budget is spent"),
@@ -1592,9 +1560,7 @@ chmod +x "$out"
     );
     let work = dir.join("work");
     let run = |budget: &str, resume: bool| {
-        let mut args = vec![
-            "tune",
-            "examples/gemm.c",
+        let mut options = vec![
             "--search",
             "random",
             "--budget",
@@ -1613,11 +1579,9 @@ chmod +x "$out"
             work.to_str().unwrap(),
         ];
         if resume {
-            args.push("--resume");
+            options.push("--resume");
         }
-        args.push("--");
-        args.extend(SMALL_GEMM);
-        commute_ok(&args)
+        tune_small_gemm(&options)
     };
     let (stdout, stderr) = run("10", false);
     let journal = work.join("journal.jsonl");
@@ -1718,9 +1682,7 @@ exec cc "$@"
 "#,
     );
     let work = dir.join("work");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (_, stdout, stderr) = run_small_gemm(&[
         "--search",
         "random",
         "--budget",
@@ -1742,12 +1704,7 @@ exec cc "$@"
         fake.to_str().unwrap(),
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let output = commute(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    ]);
     assert!(
         stderr.contains("without those flags its output matches the original's"),
         "{stdout}\n{stderr}"
@@ -1887,9 +1844,7 @@ fn the_lower_bound_stays_under_every_measured_time() {
     let dir = scratch("bound");
     let work = dir.join("work");
     let compiler = clang_with_directives().unwrap_or("cc");
-    let mut args = vec![
-        "tune",
-        "examples/gemm.c",
+    let (_, stderr) = tune_small_gemm(&[
         "--search",
         "random",
         "--budget",
@@ -1910,10 +1865,7 @@ fn the_lower_bound_stays_under_every_measured_time() {
         "dim_kind(j#2) = PARALLEL",
         "--work-dir",
         work.to_str().unwrap(),
-        "--",
-    ];
-    args.extend(SMALL_GEMM);
-    let (_, stderr) = commute_ok(&args);
+    ]);
     assert!(stderr.contains("lower bound: "), "{stderr}");
     let journal = work.join("journal.jsonl");
     assert!(assert_bounds_hold(&journal) >= 4, "{stderr}");
@@ -1931,11 +1883,22 @@ fn the_lower_bound_stays_under_every_measured_time() {
 /// `commute tune examples/gemm.c` at the small sizes with `options`
 /// (which the compiler flags follow); fails the test if it fails.
 fn tune_small_gemm(options: &[&str]) -> (String, String) {
+    let (output, stdout, stderr) = run_small_gemm(options);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+/// [`tune_small_gemm`] whatever its exit status: the output, stdout and
+/// stderr.
+fn run_small_gemm(options: &[&str]) -> (Output, String, String) {
     let mut args = vec!["tune", "examples/gemm.c"];
     args.extend(options);
     args.push("--");
     args.extend(SMALL_GEMM);
-    commute_ok(&args)
+    let output = commute(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output, stdout, stderr)
 }
 
 /// The baseline records of a journal, by name, with their flags.

@@ -1529,7 +1529,7 @@ fn slow_candidates_are_cut_off_after_one_run_and_a_search_with_them_resumes() {
     write_script(
         &fake,
         r#"#!/bin/sh
-case " $* " in *" -E "*) exec cc "$@" ;; esac
+case " $* " in *" -E "*|*" -c "*) exec cc "$@" ;; esac
 case " $* " in *" -o "*) ;; *) exec cc "$@" ;; esac
 out=""; src=""; kind=timed; prev=""
 for a in "$@"; do

@@ -385,13 +385,13 @@ fn script(path: &Path, text: &str) {
 
 /// A compiler that builds with `cc` and wraps the program in a script
 /// that appends `check` (a build with the dump) or `timed` to `runs.log`
-/// in its build directory each time it runs.
+/// in its build directory each time it runs (objects, `-c`, as they are).
 fn counting_compiler(dir: &TempDir) -> Compiler {
     let path = dir.0.join("counting-cc");
     script(
         &path,
         r#"#!/bin/sh
-case " $* " in *" -o "*) ;; *) exec cc "$@" ;; esac
+case " $* " in *" -c "*) exec cc "$@" ;; *" -o "*) ;; *) exec cc "$@" ;; esac
 out=""; kind=timed; prev=""
 for a in "$@"; do
   shift
@@ -949,4 +949,59 @@ fn the_other_sources_are_compiled_once_into_objects_every_build_links() {
     broken.work_dir = dir.0.join("work");
     let error = Harness::new(broken, &source("1.0")).expect_err("does not build");
     assert!(error.to_string().contains("helper.c on its own"), "{error}");
+}
+
+/// The program of [`BODY`], also printing on standard output how many
+/// bytes of a partial line on standard error reached its file: none when
+/// standard error is buffered by lines, all seven when unbuffered.
+fn reporting_stderr_buffering() -> String {
+    format!("#include <unistd.h>\n{}", program(BODY)).replace(
+        "  harness_dump(argc",
+        "  fputs(\"partial\", stderr);\n  printf(\"stderr at %ld\\n\", (long)lseek(2, 0, SEEK_CUR));\n  fputs(\"\\n\", stderr);\n  harness_dump(argc",
+    )
+}
+
+/// What the check run of `source` (built by `harness`) printed.
+fn check_run_stdout(harness: &Harness, source: &str) -> String {
+    let path = harness.build_dir(source).join("run.stdout");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn check_builds_buffer_standard_error_by_lines_where_the_constructor_compiles() {
+    let source = reporting_stderr_buffering();
+    let dir = TempDir::new("stderr-lines");
+    let mut harness = Harness::new(config(cc(), &dir), &source).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        check_run_stdout(&harness, &source).contains("stderr at 0\n"),
+        "{}",
+        check_run_stdout(&harness, &source)
+    );
+    // The dump is still read and compared.
+    let wrong = source.replace("* 0.5 + 1.0", "* 0.5 + 2.0");
+    assert!(matches!(
+        harness.evaluate(&wrong),
+        Measurement::WrongOutput { .. }
+    ));
+
+    // A compiler that cannot build the constructor: the builds go on
+    // without it, standard error unbuffered.
+    let dir = TempDir::new("stderr-unbuffered");
+    let path = dir.0.join("refusing-cc");
+    script(
+        &path,
+        "#!/bin/sh\ncase \"$*\" in *commute_line_buffered_stderr.c*) echo refused >&2; exit 1;; esac\nexec cc \"$@\"\n",
+    );
+    let compiler = Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"));
+    let mut harness =
+        Harness::new(config(compiler, &dir), &source).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        check_run_stdout(&harness, &source).contains("stderr at 7\n"),
+        "{}",
+        check_run_stdout(&harness, &source)
+    );
+    assert!(matches!(
+        harness.evaluate(&wrong),
+        Measurement::WrongOutput { .. }
+    ));
 }

@@ -79,12 +79,14 @@ pub(super) enum CompileResult {
 pub(super) type Compiled = Result<(CompileResult, f64), HarnessError>;
 
 /// What one compile needs: the compiler, the flags before the source, the
-/// timeout, and where the other sources' objects are.
+/// timeout, where the other sources' objects are, and the source check
+/// builds also link when it compiles (`line_buffered.rs`).
 pub(super) struct Toolchain<'a> {
     pub(super) compiler: &'a Path,
     pub(super) flags: &'a [String],
     pub(super) timeout: Duration,
     pub(super) objects: &'a Objects,
+    pub(super) check_extra: Option<&'a Path>,
 }
 
 impl Toolchain<'_> {
@@ -107,7 +109,7 @@ impl Toolchain<'_> {
             Build::Check => &[DUMP_FLAG],
             Build::Timed => &[],
         };
-        let flags = match self
+        let mut flags = match self
             .objects
             .link(self.compiler, self.flags, dump, self.timeout)?
         {
@@ -122,6 +124,19 @@ impl Toolchain<'_> {
                 return Ok((failure, start.elapsed().as_secs_f64()));
             }
         };
+        let compile_only = flags.iter().any(|f| f == "-c");
+        if let Some(extra) = self
+            .check_extra
+            .filter(|_| build == Build::Check && !compile_only)
+        {
+            let object =
+                self.objects
+                    .object_of(self.compiler, self.flags, dump, extra, self.timeout);
+            // An optional object: the build goes on without it.
+            if let Ok(Ok(object)) = object {
+                flags.push(object.display().to_string());
+            }
+        }
         let mut command = Command::new(self.compiler);
         command.args(&flags).args(dump);
         command
@@ -129,7 +144,7 @@ impl Toolchain<'_> {
             .arg("-o")
             .arg(BINARY_FILE)
             // Not when compiling only (a probe), where it is unused.
-            .args(flags.iter().all(|f| f != "-c").then_some("-lm"))
+            .args((!compile_only).then_some("-lm"))
             .current_dir(&dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -20,6 +20,7 @@ use super::build::{Build, CompileResult, Compiled, Toolchain};
 use super::compiler::Compiler;
 use super::config::{absolute_paths, HarnessConfig, TimePattern};
 use super::error::{HarnessError, HarnessErrorKind};
+use super::line_buffered;
 use super::measurement::Measurement;
 use super::objects::Objects;
 use super::output::{
@@ -149,6 +150,9 @@ pub struct Harness {
     last_phases: Phases,
     /// The other sources' objects, built once.
     objects: Objects,
+    /// The source check builds link to buffer standard error by lines
+    /// (`line_buffered.rs`), unless it could not be written.
+    line_buffered_stderr: Option<PathBuf>,
     /// When candidates' runs must end at the latest (see
     /// [`Harness::set_deadline`]).
     deadline: Option<Instant>,
@@ -216,6 +220,7 @@ impl Harness {
         config.jobs = config.jobs.max(1);
         let flags = config.build_flags(&config.compiler, &[]);
         let objects = Objects::new(config.work_dir.join("objects"));
+        let line_buffered_stderr = line_buffered::write_source(&config.work_dir);
         let mut harness = Harness {
             config,
             flags,
@@ -235,6 +240,7 @@ impl Harness {
             compiles: 0,
             last_phases: Phases::default(),
             objects,
+            line_buffered_stderr,
             deadline: None,
         };
         let hash = harness.hash(reference_source);
@@ -548,6 +554,7 @@ impl Harness {
             flags: &self.flags,
             timeout: self.config.compile_timeout,
             objects: &self.objects,
+            check_extra: self.line_buffered_stderr.as_deref(),
         };
         let start = Instant::now();
         let results = toolchain.compile_all(&tasks, self.config.jobs);
@@ -683,6 +690,7 @@ impl Harness {
             flags: &self.flags,
             timeout: self.config.compile_timeout,
             objects: &self.objects,
+            check_extra: self.line_buffered_stderr.as_deref(),
         };
         let compiled = toolchain.compile(dir, Build::Check, source);
         self.last_phases.compile += start.elapsed().as_secs_f64();

@@ -50,19 +50,23 @@
 //!
 //! The other sources among the flags (`utilities/polybench.c`, a suite's
 //! `common.c`) are compiled once into objects that every build links
-//! (`objects.rs`): a candidate's build compiles its own file alone.
+//! (`objects.rs`): a candidate's build compiles its own file alone. Check
+//! builds also link a constructor that buffers standard error by lines
+//! (`line_buffered.rs`): a dump written one value at a time would
+//! otherwise cost a system call per value.
 //!
 //! One file per concept: `measure.rs` (the [`Harness`]), `build.rs`
 //! (check and timing builds, compiled in parallel), `compiler.rs`,
-//! `config.rs`, `measurement.rs`, `error.rs`, `process.rs` (spawning,
-//! timeouts), `output.rs` (times, dumps, comparison) and `probe.rs`
-//! (small programs built and run as candidates are, to measure the
-//! machine).
+//! `config.rs`, `measurement.rs`, `error.rs`, `line_buffered.rs`,
+//! `process.rs` (spawning, timeouts), `output.rs` (times, dumps,
+//! comparison) and `probe.rs` (small programs built and run as
+//! candidates are, to measure the machine).
 
 mod build;
 mod compiler;
 mod config;
 mod error;
+mod line_buffered;
 mod measure;
 mod measurement;
 mod objects;

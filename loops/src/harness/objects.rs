@@ -32,13 +32,18 @@ const LINKED_EXTENSIONS: [&str; 3] = ["o", "a", "so"];
 /// without what only the link reads (libraries, objects, `-L`, `-Wl,`),
 /// about which a compiler warns under `-c` or `-E`.
 pub(super) fn without_other_inputs(flags: &[String]) -> Vec<String> {
+    compile_options(flags).cloned().collect()
+}
+
+/// The flags of `flags` that compiling one source alone reads (see
+/// [`without_other_inputs`]).
+fn compile_options(flags: &[String]) -> impl Iterator<Item = &String> {
     let sources = sources(flags);
     flags
         .iter()
         .enumerate()
-        .filter(|(k, flag)| !sources.contains(k) && !linker_only(flag))
-        .map(|(_, flag)| flag.clone())
-        .collect()
+        .filter(move |(k, flag)| !sources.contains(k) && !linker_only(flag))
+        .map(|(_, flag)| flag)
 }
 
 /// Whether `arg` is no option and ends in `.EXT` for one of `extensions`.
@@ -77,7 +82,7 @@ pub(super) enum Unbuilt {
 }
 
 /// How one object's compile ended: its path, or why there is none.
-type Built = Result<PathBuf, Unbuilt>;
+pub(super) type Built = Result<PathBuf, Unbuilt>;
 
 /// The objects built so far, each once even when builds running at the
 /// same time ask for it.
@@ -115,31 +120,49 @@ impl Objects {
         if sources.is_empty() {
             return Ok(Ok(flags.to_vec()));
         }
-        let options: Vec<&str> = flags
-            .iter()
-            .enumerate()
-            .filter(|(k, f)| !sources.contains(k) && !linker_only(f))
-            .map(|(_, f)| f.as_str())
-            .chain(extra.iter().copied())
-            .collect();
+        let options = object_options(flags, extra);
         let mut linked = flags.to_vec();
         for k in sources {
-            let source = Path::new(&flags[k]);
-            let key = key(compiler, &options, source);
-            let cell = {
-                let mut built = self.built.lock().map_err(|_| {
-                    HarnessError::new(HarnessErrorKind::Io, "a compile of another source panicked")
-                })?;
-                Arc::clone(built.entry(key.clone()).or_default())
-            };
-            let object =
-                cell.get_or_init(|| self.compile(compiler, &options, source, &key, timeout));
-            match object {
+            match self.object(compiler, &options, Path::new(&flags[k]), timeout)? {
                 Ok(path) => linked[k] = path.display().to_string(),
-                Err(failure) => return Ok(Err(failure.clone())),
+                Err(failure) => return Ok(Err(failure)),
             }
         }
         Ok(Ok(linked))
+    }
+
+    /// The object of `source` alone, built with `compiler`, the options
+    /// of `flags` (the command's, less its sources and what only the link
+    /// reads) and `extra`, unless built before; or why it did not build.
+    pub(super) fn object_of(
+        &self,
+        compiler: &Path,
+        flags: &[String],
+        extra: &[&str],
+        source: &Path,
+        timeout: Duration,
+    ) -> Result<Built, HarnessError> {
+        self.object(compiler, &object_options(flags, extra), source, timeout)
+    }
+
+    /// The object of `source` built with `options`, once per key.
+    fn object(
+        &self,
+        compiler: &Path,
+        options: &[&str],
+        source: &Path,
+        timeout: Duration,
+    ) -> Result<Built, HarnessError> {
+        let key = key(compiler, options, source);
+        let cell = {
+            let mut built = self.built.lock().map_err(|_| {
+                HarnessError::new(HarnessErrorKind::Io, "a compile of another source panicked")
+            })?;
+            Arc::clone(built.entry(key.clone()).or_default())
+        };
+        Ok(cell
+            .get_or_init(|| self.compile(compiler, options, source, &key, timeout))
+            .clone())
     }
 
     /// Compiles `source` to `dir/key/STEM.o`.
@@ -217,6 +240,15 @@ impl Objects {
             ),
         })
     }
+}
+
+/// The options an object is compiled with: `flags` less its sources
+/// and what only the link reads, then `extra`.
+fn object_options<'a>(flags: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
+    compile_options(flags)
+        .map(String::as_str)
+        .chain(extra.iter().copied())
+        .collect()
 }
 
 /// The indices of the flags that name a source file to compile.

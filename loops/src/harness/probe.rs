@@ -71,6 +71,7 @@ fn probe_build(
         flags: &flags,
         timeout,
         objects: &objects,
+        check_extra: None,
     };
     let built = match toolchain.compile(dir, Build::Timed, source) {
         Ok((CompileResult::Built, _)) => Ok(()),

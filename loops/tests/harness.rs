@@ -175,6 +175,28 @@ fn a_reference_whose_runs_would_outlast_their_share_gets_one_and_a_deadline_stop
 }
 
 #[test]
+fn a_deadline_between_the_runs_of_one_candidate_stops_the_next_run() {
+    let dir = TempDir::new("deadline-runs");
+    let mut settings = config(cc(), &dir);
+    settings.runs = 4;
+    let mut harness = Harness::new(settings, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    // Four timed runs of 0.3 s and a check run, each under a timeout
+    // computed before the first (what is left then: a second); the
+    // deadline comes during the third or fourth, which stops there.
+    let slow = sleeping(300_000);
+    let start = Instant::now();
+    harness.set_deadline(Some(start + Duration::from_secs(1)));
+    let measured = harness.evaluate(&slow);
+    let waited = start.elapsed();
+    assert!(
+        matches!(measured, Measurement::RunTimedOut { .. }),
+        "{}",
+        measured.summary()
+    );
+    assert!(waited < Duration::from_millis(1250), "{waited:?}");
+}
+
+#[test]
 fn a_different_value_is_wrong_output_naming_array_and_index() {
     let dir = TempDir::new("wrong");
     let mut harness = harness(&dir);
@@ -770,7 +792,8 @@ fn only_a_candidate_faster_than_the_best_is_checked() {
     let mut settings = config(counting_compiler(&dir), &dir);
     settings.runs = 4;
     let mut harness = Harness::new(settings, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
-    // A best of 0.1 s: cut off above 0.21 s, two runs only above 0.135 s.
+    // A best of 0.1 s: cut off above 0.21 s, two runs only above 0.135 s,
+    // three only above 0.112 s.
     harness.set_incumbent(Some(0.1));
     // Twice well above the best: two runs, no check build.
     let above = sleeping(180_000);
@@ -790,8 +813,16 @@ fn only_a_candidate_faster_than_the_best_is_checked() {
     assert_eq!(runs_of(&build), (0, 2));
     assert!(!build.join("kernel").exists());
     assert_eq!(harness.last_phases().check, 0.0);
+    // A tenth above the best: three runs, not checked.
+    let tenth_above = sleeping(118_000);
+    let measured = harness.evaluate(&tenth_above);
+    assert!(
+        matches!(&measured, Measurement::Slower { runs, .. } if runs.len() == 3),
+        "{measured:?}"
+    );
+    assert_eq!(runs_of(&harness.build_dir(&tenth_above)), (0, 3));
     // Close to the best but not faster: timed in full, not checked.
-    let close = sleeping(110_000);
+    let close = sleeping(105_000);
     let measured = harness.evaluate(&close);
     assert!(
         matches!(&measured, Measurement::Slower { runs, .. } if runs.len() == 4),
@@ -1002,6 +1033,50 @@ fn check_builds_buffer_standard_error_by_lines_where_the_constructor_compiles() 
     );
     assert!(matches!(
         harness.evaluate(&wrong),
+        Measurement::WrongOutput { .. }
+    ));
+}
+
+/// The runs of every build under `work`: (check, timed).
+fn runs_under(work: &Path) -> (usize, usize) {
+    std::fs::read_dir(work)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| runs_of(&entry.path()))
+                .fold((0, 0), |(c, t), (dc, dt)| (c + dc, t + dt))
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_baseline_measured_once_is_its_check_run() {
+    let dir = TempDir::new("once");
+    let compiler = counting_compiler(&dir);
+    let mut harness = Harness::new(config(compiler.clone(), &dir), &program(BODY))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let work = dir.0.join("work");
+    let before = runs_under(&work);
+    let o1 = ["-O1".to_string()];
+    let measured = harness.evaluate_once_built_with(&program(BODY), &compiler, &o1);
+    assert!(
+        matches!(&measured, Measurement::Timed { runs, .. } if runs.len() == 1),
+        "{measured:?}"
+    );
+    // The check run only: its output compared, its printed time the value.
+    let after = runs_under(&work);
+    assert_eq!((after.0 - before.0, after.1 - before.1), (1, 0));
+    assert!(harness.last_phases().check > 0.0);
+    // Cached.
+    assert_eq!(
+        harness.evaluate_once_built_with(&program(BODY), &compiler, &o1),
+        measured
+    );
+    assert_eq!(runs_under(&work), after);
+    // Other values are a wrong output.
+    let wrong = program("A[i][j] = A[i][j] * 0.5 + 3.0;");
+    assert!(matches!(
+        harness.evaluate_once_built_with(&wrong, &compiler, &o1),
         Measurement::WrongOutput { .. }
     ));
 }

@@ -20,7 +20,8 @@
 //! output its check would cost more than its run). The others run until
 //! they have run [`HarnessConfig::runs`] times (twice as many below
 //! 50 ms, at most three when a run takes more than 2 s; only twice when
-//! both stay well above the pace), standard error discarded; the value is
+//! both stay well above the pace, three when the fastest of three stays
+//! a tenth above it), standard error discarded; the value is
 //! the minimum of those runs: the time the program prints
 //! ([`TimePattern`]) or else the process's wall time. A candidate no
 //! faster than the incumbent ends there, unchecked. For the others the

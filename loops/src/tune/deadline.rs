@@ -101,9 +101,10 @@ impl BaselinePlan {
 /// measurement (build, check run and `runs` timed runs) took
 /// `reference_wall` seconds: every one with `runs` runs when they all
 /// fit in [`BASELINE_SHARE`] of the budget (and in what is left of it);
-/// otherwise one timed run each (a build, a check run and a run: about
-/// half the reference's measurement, which has at least three runs), as
-/// many as fit. Without a time budget, all with `runs`.
+/// otherwise one run each (a build and a check run, whose printed kernel
+/// time is the value; a timed run too where the program prints no time:
+/// at most about half the reference's measurement, which has at least
+/// three runs), as many as fit. Without a time budget, all with `runs`.
 pub(super) fn baseline_plan(
     count: usize,
     runs: usize,

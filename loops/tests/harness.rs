@@ -246,12 +246,11 @@ fn crashes_and_run_timeouts() {
 #[test]
 fn a_hanging_compiler_times_out_and_the_next_candidate_still_builds() {
     let dir = TempDir::new("hang");
-    let fake = dir.0.join("fake-cc");
-    script(
-        &fake,
+    let compiler = scripted_compiler(
+        &dir,
+        "fake-cc",
         "#!/bin/sh\nfor a in \"$@\"; do\n  case \"$a\" in\n    *.c) if grep -q HANG_MARKER \"$a\"; then sleep 100; fi ;;\n  esac\ndone\nexec cc \"$@\"\n",
     );
-    let compiler = Compiler::detect(fake.to_str()).unwrap_or_else(|e| panic!("{e}"));
     let mut config = config(compiler, &dir);
     config.compile_timeout = Duration::from_secs(1);
     let mut harness = Harness::new(config, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
@@ -405,13 +404,20 @@ fn script(path: &Path, text: &str) {
     }
 }
 
+/// The compiler the shell script `text`, written as `name` in `dir`, is.
+fn scripted_compiler(dir: &TempDir, name: &str, text: &str) -> Compiler {
+    let path = dir.0.join(name);
+    script(&path, text);
+    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A compiler that builds with `cc` and wraps the program in a script
 /// that appends `check` (a build with the dump) or `timed` to `runs.log`
 /// in its build directory each time it runs (objects, `-c`, as they are).
 fn counting_compiler(dir: &TempDir) -> Compiler {
-    let path = dir.0.join("counting-cc");
-    script(
-        &path,
+    scripted_compiler(
+        dir,
+        "counting-cc",
         r#"#!/bin/sh
 case " $* " in *" -c "*) exec cc "$@" ;; *" -o "*) ;; *) exec cc "$@" ;; esac
 out=""; kind=timed; prev=""
@@ -425,8 +431,7 @@ cc "$@" || exit 1
 printf '#!/bin/sh\necho %s >> "%s/runs.log"\nexec "%s/%s.real" "$@"\n' "$kind" "$(pwd)" "$(pwd)" "$out" > "$out"
 chmod +x "$out"
 "#,
-    );
-    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+    )
 }
 
 /// Evaluates `source`, which must be stopped at the run timeout after
@@ -587,15 +592,29 @@ fn a_long_run_is_timed_three_times() {
     assert_timed_and_checked(&mut harness, &sleeping(60_000), 5);
 }
 
-/// Evaluates `source`, which must be timed `runs` times by its timing
-/// build and then checked once.
-fn assert_timed_and_checked(harness: &mut Harness, source: &str, runs: usize) {
+/// Evaluates `source`, which must be timed `runs` times, then checked
+/// once when `checked` (a new best), else no faster than the best and
+/// never checked.
+fn assert_runs(harness: &mut Harness, source: &str, runs: usize, checked: bool) {
     let measured = harness.evaluate(source);
-    assert!(
-        matches!(&measured, Measurement::Timed { runs: r, .. } if r.len() == runs),
-        "{measured:?}"
+    let timed = match &measured {
+        Measurement::Timed { runs, .. } if checked => runs.len(),
+        Measurement::Slower { runs, .. } if !checked => runs.len(),
+        _ => panic!("{measured:?}"),
+    };
+    assert_eq!(timed, runs, "{measured:?}");
+    assert_eq!(
+        runs_of(&harness.build_dir(source)),
+        (usize::from(checked), runs)
     );
-    assert_eq!(runs_of(&harness.build_dir(source)), (1, runs));
+}
+
+fn assert_timed_and_checked(harness: &mut Harness, source: &str, runs: usize) {
+    assert_runs(harness, source, runs, true);
+}
+
+fn assert_slower_after(harness: &mut Harness, source: &str, runs: usize) {
+    assert_runs(harness, source, runs, false);
 }
 
 #[test]
@@ -814,21 +833,9 @@ fn only_a_candidate_faster_than_the_best_is_checked() {
     assert!(!build.join("kernel").exists());
     assert_eq!(harness.last_phases().check, 0.0);
     // A tenth above the best: three runs, not checked.
-    let tenth_above = sleeping(118_000);
-    let measured = harness.evaluate(&tenth_above);
-    assert!(
-        matches!(&measured, Measurement::Slower { runs, .. } if runs.len() == 3),
-        "{measured:?}"
-    );
-    assert_eq!(runs_of(&harness.build_dir(&tenth_above)), (0, 3));
+    assert_slower_after(&mut harness, &sleeping(118_000), 3);
     // Close to the best but not faster: timed in full, not checked.
-    let close = sleeping(105_000);
-    let measured = harness.evaluate(&close);
-    assert!(
-        matches!(&measured, Measurement::Slower { runs, .. } if runs.len() == 4),
-        "{measured:?}"
-    );
-    assert_eq!(runs_of(&harness.build_dir(&close)), (0, 4));
+    assert_slower_after(&mut harness, &sleeping(105_000), 4);
     // Faster: timed in full, then checked once.
     assert_timed_and_checked(&mut harness, &sleeping(40_000), 8);
     // With the cut-off off, every candidate is timed in full and checked.
@@ -845,9 +852,9 @@ fn only_a_candidate_faster_than_the_best_is_checked() {
 /// A compiler that builds with `cc`, but given `-mllvm -polly` defines
 /// `MISCOMPILED` instead: a stand-in for an optimizer that miscompiles.
 fn miscompiling_compiler(dir: &TempDir) -> Compiler {
-    let path = dir.0.join("miscompiling-cc");
-    script(
-        &path,
+    scripted_compiler(
+        dir,
+        "miscompiling-cc",
         r#"#!/bin/sh
 case " $* " in *" -polly "*) ;; *) exec cc "$@" ;; esac
 for a in "$@"; do
@@ -856,8 +863,7 @@ for a in "$@"; do
 done
 exec cc -DMISCOMPILED "$@"
 "#,
-    );
-    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+    )
 }
 
 #[test]
@@ -909,16 +915,15 @@ fn wide_vectors_follow_the_target_of_the_flags() {
 /// A compiler that builds with `cc` and appends each command line to
 /// `commands.log` in `dir`.
 fn logging_compiler(dir: &TempDir) -> Compiler {
-    let path = dir.0.join("logging-cc");
     let log = dir.0.join("commands.log");
-    script(
-        &path,
+    scripted_compiler(
+        dir,
+        "logging-cc",
         &format!(
             "#!/bin/sh\necho \"$*\" >> '{}'\nexec cc \"$@\"\n",
             log.display()
         ),
-    );
-    Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"))
+    )
 }
 
 #[test]
@@ -1018,12 +1023,11 @@ fn check_builds_buffer_standard_error_by_lines_where_the_constructor_compiles() 
     // A compiler that cannot build the constructor: the builds go on
     // without it, standard error unbuffered.
     let dir = TempDir::new("stderr-unbuffered");
-    let path = dir.0.join("refusing-cc");
-    script(
-        &path,
+    let compiler = scripted_compiler(
+        &dir,
+        "refusing-cc",
         "#!/bin/sh\ncase \"$*\" in *commute_line_buffered_stderr.c*) echo refused >&2; exit 1;; esac\nexec cc \"$@\"\n",
     );
-    let compiler = Compiler::detect(path.to_str()).unwrap_or_else(|e| panic!("{e}"));
     let mut harness =
         Harness::new(config(compiler, &dir), &source).unwrap_or_else(|e| panic!("{e}"));
     assert!(
@@ -1051,7 +1055,7 @@ fn runs_under(work: &Path) -> (usize, usize) {
 
 #[test]
 fn a_baseline_measured_once_is_its_check_run() {
-    let dir = TempDir::new("once");
+    let dir = TempDir::new("baseline-once");
     let compiler = counting_compiler(&dir);
     let mut harness = Harness::new(config(compiler.clone(), &dir), &program(BODY))
         .unwrap_or_else(|e| panic!("{e}"));

@@ -545,24 +545,18 @@ impl Harness {
     /// `source`'s check build built and run once: its output compared,
     /// its printed kernel time the value (cached like an evaluation).
     fn check_once(&mut self, source: &str) -> Measurement {
-        self.last_phases = Phases::default();
-        let hash = self.hash(source);
-        if let Some(cached) = self.cache.get(&hash) {
-            return cached.clone();
-        }
-        let dir = self.config.work_dir.join(&hash);
-        let measurement = match self.build_and_check(&dir, source) {
-            Ok(Ok(seconds)) => self.cut_off(seconds).unwrap_or(Measurement::Timed {
-                seconds,
-                runs: vec![seconds],
-            }),
-            Ok(Err(failure)) => failure,
-            Err(e) => Measurement::CompileFailed {
-                log: format!("harness: {e}"),
-            },
-        };
-        self.cache.insert(hash, measurement.clone());
-        measurement
+        self.cached(source, |harness, _, dir| {
+            match harness.build_and_check(dir, source) {
+                Ok(Ok(seconds)) => harness.cut_off(seconds).unwrap_or(Measurement::Timed {
+                    seconds,
+                    runs: vec![seconds],
+                }),
+                Ok(Err(failure)) => failure,
+                Err(e) => Measurement::CompileFailed {
+                    log: format!("harness: {e}"),
+                },
+            }
+        })
     }
 
     /// [`prepare`](Harness::prepare) for sources built with the
@@ -661,30 +655,42 @@ impl Harness {
     /// unwritable work directory, say) is a [`Measurement::CompileFailed`]
     /// whose log starts with `harness:`.
     pub fn evaluate(&mut self, source: &str) -> Measurement {
+        self.cached(source, |harness, hash, dir| {
+            if !harness.prepared.contains_key(hash) {
+                harness.prepare(&[source]);
+            }
+            let prepared = harness.prepared.remove(hash);
+            harness.last_phases.compile = prepared.as_ref().map_or(0.0, |p| p.compile_seconds);
+            if let Some(failure) = prepared.and_then(|p| p.failure) {
+                return failure;
+            }
+            let checked = if harness.time_check_builds {
+                harness.check_and_time(hash, dir)
+            } else {
+                harness.time_then_check(hash, dir, source)
+            };
+            checked.unwrap_or_else(|e| Measurement::CompileFailed {
+                log: format!("harness: {e}"),
+            })
+        })
+    }
+
+    /// The cached measurement of `source`, else `measure`'s (given its
+    /// hash and build directory), cached; [`last_phases`] start at zero.
+    ///
+    /// [`last_phases`]: Harness::last_phases
+    fn cached(
+        &mut self,
+        source: &str,
+        measure: impl FnOnce(&mut Harness, &str, &Path) -> Measurement,
+    ) -> Measurement {
         self.last_phases = Phases::default();
         let hash = self.hash(source);
         if let Some(cached) = self.cache.get(&hash) {
             return cached.clone();
         }
-        if !self.prepared.contains_key(&hash) {
-            self.prepare(&[source]);
-        }
-        let prepared = self.prepared.remove(&hash);
-        self.last_phases.compile = prepared.as_ref().map_or(0.0, |p| p.compile_seconds);
-        let measurement = match prepared.and_then(|p| p.failure) {
-            Some(failure) => failure,
-            None => {
-                let dir = self.config.work_dir.join(&hash);
-                let checked = if self.time_check_builds {
-                    self.check_and_time(&hash, &dir)
-                } else {
-                    self.time_then_check(&hash, &dir, source)
-                };
-                checked.unwrap_or_else(|e| Measurement::CompileFailed {
-                    log: format!("harness: {e}"),
-                })
-            }
-        };
+        let dir = self.config.work_dir.join(&hash);
+        let measurement = measure(self, &hash, &dir);
         self.cache.insert(hash, measurement.clone());
         measurement
     }

@@ -148,19 +148,17 @@ pub(super) fn measure(
             let started = Instant::now();
             // One run each (a long kernel, a short budget): the check
             // run is it.
-            let measurement = if index > 0 && plan.reduced {
-                harness.evaluate_once_built_with(
-                    reference,
-                    &configuration.compiler,
-                    &configuration.extra,
-                )
+            let evaluate = if index > 0 && plan.reduced {
+                Harness::evaluate_once_built_with
             } else {
-                harness.evaluate_built_with(
-                    reference,
-                    &configuration.compiler,
-                    &configuration.extra,
-                )
+                Harness::evaluate_built_with
             };
+            let measurement = evaluate(
+                harness,
+                reference,
+                &configuration.compiler,
+                &configuration.extra,
+            );
             if index > 0 {
                 let took = started.elapsed().as_secs_f64();
                 spent += took;

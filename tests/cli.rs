@@ -1506,7 +1506,8 @@ fn a_time_budget_spent_before_the_search_leaves_the_original_program_written() {
     );
     assert!(
         stdout.contains("before the search, ")
-            && stdout.contains("of the 1 s budget: the reference"),
+            && stdout.contains("of the 1 s budget: the loop space")
+            && stdout.contains(" s, the reference "),
         "{stdout}"
     );
     // The program as written, with the reference's command.

@@ -175,6 +175,28 @@ fn a_reference_whose_runs_would_outlast_their_share_gets_one_and_a_deadline_stop
 }
 
 #[test]
+fn a_reference_cut_to_one_run_counts_its_check_run() {
+    // Its kernel prints its time: the check run is one of the runs.
+    for (name, source, timed_runs) in [
+        // Short (doubled to two runs): the check run and one timed run.
+        ("short", program(BODY), 1),
+        // 60 ms: one run, the check run's.
+        ("long", sleeping(60_000), 0),
+    ] {
+        let dir = TempDir::new(&format!("reference-check-counts-{name}"));
+        let mut config = config(counting_compiler(&dir), &dir);
+        config.reference_runs_within = Some(Duration::ZERO);
+        let mut harness = Harness::new(config, &source).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(runs_under(&dir.0.join("work")), (1, timed_runs), "{name}");
+        let Measurement::Timed { runs, seconds } = harness.evaluate(&source) else {
+            panic!("the reference is timed")
+        };
+        assert_eq!(runs.len(), timed_runs + 1, "{name}");
+        assert_eq!(seconds, harness.reference_seconds());
+    }
+}
+
+#[test]
 fn a_deadline_between_the_runs_of_one_candidate_stops_the_next_run() {
     let dir = TempDir::new("deadline-runs");
     let mut settings = config(cc(), &dir);

@@ -136,6 +136,8 @@ pub struct Harness {
     /// runs, and on a loaded machine it can come out as nothing, which
     /// stopped candidates within the cut-off while they wrote their dump.
     reference_outside: f64,
+    /// Whether the reference's check run was one of its timed runs.
+    reference_check_counted: bool,
     /// Whether the reference prints its time (else wall time is used).
     reported_time: bool,
     /// Why the reference's printed time was not taken, if it was not.
@@ -239,6 +241,7 @@ impl Harness {
             reference_wall: 0.0,
             reference_outside: 0.0,
             reported_time: false,
+            reference_check_counted: false,
             time_note: None,
             expected: Expected::Stdout(String::new()),
             cache: HashMap::new(),
@@ -331,17 +334,31 @@ impl Harness {
             harness.config.run_timeout_floor,
         );
         let runs_asked = harness.config.runs;
+        // Runs that would outlast their share are cut to one; then, where
+        // the program prints its kernel time, the check run is that one
+        // (on a kernel whose runs take 50 s, the check run and a timed run
+        // left a 120 s budget no room for a candidate).
+        let mut check_counts = false;
         if let Some(within) = harness.config.reference_runs_within {
             if check_wall * harness.run_count(first) as f64 > within.as_secs_f64() {
                 harness.config.runs = 1;
+                check_counts = harness.reported_time;
             }
         }
-        let timed = harness.time(&hash, &dir, first, timeout);
+        let count = harness.run_count(first) - usize::from(check_counts);
+        let timed = match count {
+            0 => Ok(Ok(Vec::new())),
+            _ => harness.time(&hash, &dir, first, count, timeout),
+        };
         harness.config.runs = runs_asked;
-        let runs = match timed? {
+        let mut runs = match timed? {
             Ok(runs) => runs,
             Err(measurement) => return Err(failed(measurement.summary())),
         };
+        if check_counts {
+            runs.insert(0, first);
+        }
+        harness.reference_check_counted = check_counts;
         if harness.timed_as_checked.contains(&hash) {
             harness.time_check_builds = true;
         }
@@ -362,6 +379,18 @@ impl Harness {
     /// The reference program's time (minimum of its runs), in seconds.
     pub fn reference_seconds(&self) -> f64 {
         self.reference_seconds
+    }
+
+    /// The wall time of one run of the reference (its check run), in
+    /// seconds.
+    pub fn reference_run_wall(&self) -> f64 {
+        self.reference_wall
+    }
+
+    /// Whether the reference's check run counted as one of its timed
+    /// runs (they were cut to one and it prints its kernel time).
+    pub fn reference_check_counted(&self) -> bool {
+        self.reference_check_counted
     }
 
     /// The configuration (with the work and include directories made
@@ -930,22 +959,22 @@ impl Harness {
             return Ok(cut_off);
         }
         let start = Instant::now();
-        let timed = self.time(hash, dir, first, timeout);
+        let timed = self.time(hash, dir, first, self.run_count(first), timeout);
         self.last_phases.timing = start.elapsed().as_secs_f64();
         Ok(timed_measurement(timed?))
     }
 
-    /// The timed runs of the source built in `dir`, whose check run took
-    /// `first`: its timing build's, unless that lost its kernel (then its
-    /// check build's, with the dump discarded).
+    /// `count` timed runs of the source built in `dir`, whose check run
+    /// took `first`: its timing build's, unless that lost its kernel (then
+    /// its check build's, with the dump discarded).
     fn time(
         &mut self,
         hash: &str,
         dir: &Path,
         first: f64,
+        count: usize,
         timeout: Duration,
     ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
-        let count = self.run_count(first);
         if self.time_check_builds {
             self.timed_as_checked.insert(hash.to_string());
             return self.timed_runs(dir, Build::Check, count, timeout);

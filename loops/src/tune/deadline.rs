@@ -1,6 +1,7 @@
 //! The time budget of a tuning run, as one deadline for the whole command:
-//! the reference, Polly's schedule, the baselines, the original nest and
-//! the search all come out of it, the search getting what the others
+//! reading the kernel's loop space, the reference, Polly's schedule, the
+//! starts, the baselines, the original nest and the search all come out
+//! of it, the search getting what the others
 //! left, so that `--time-budget 60` ends after about a minute whatever
 //! the kernel's run time. (When the budget was the search's alone, a TSVC
 //! loop whose run takes 2.8 s ran 123 s under `--time-budget 60`: 49 s of
@@ -29,6 +30,11 @@ impl Deadline {
             started: Instant::now(),
             budget: seconds.map(|s| Duration::from_secs_f64(s.max(0.0))),
         }
+    }
+
+    /// The time since the run started.
+    pub(super) fn elapsed(&self) -> Duration {
+        self.started.elapsed()
     }
 
     /// The whole budget, in seconds.

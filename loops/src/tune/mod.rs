@@ -203,6 +203,12 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         progress.note(&baselines::no_polly_note(&compiler));
     }
     let loaded = LoadedKernel::load_for(&options.kernel, features)?;
+    // Reading the kernel and propagating its space's root: seconds where
+    // the space has hundreds of objects (PolyBench's deriche, 155).
+    setup.push((
+        "the loop space".to_string(),
+        deadline.elapsed().as_secs_f64(),
+    ));
     let configurations = if options.no_baselines {
         Vec::new()
     } else {
@@ -224,6 +230,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     let reference = reference_code(loaded.host.kernel());
     let step = Instant::now();
     let mut harness = Harness::new(config, &reference).map_err(|e| e.to_string())?;
+    // No run outlasts the budget, a baseline's or the original nest's
+    // included: one cut there ends as timed out.
+    harness.set_deadline(deadline.at());
     let reference_wall = step.elapsed().as_secs_f64();
     setup.push(("the reference".to_string(), reference_wall));
     let reference_seconds = harness.reference_seconds();
@@ -294,10 +303,16 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
         setup.push(("Polly's schedule".to_string(), step.elapsed().as_secs_f64()));
     }
     let polly_leaves = starts.len();
+    // The starts and the search work without the root's explanations: they
+    // hold a slot per value of every instance (on PolyBench's deriche, 34
+    // statements, about 225 MB), so every copy of an explained candidate
+    // costs that much. The explained root stays for naming refusals.
+    let search_root = loaded.root.unexplained_copy();
+    let step = Instant::now();
     // So is the original program with its sums in blocks of accumulators.
     let blocked_start = options.search == Strategy::Mcts && !options.no_blocked_start;
     if blocked_start {
-        match blocked_start::blocked_start(&loaded.host, &loaded.root, threads) {
+        match blocked_start::blocked_start(&loaded.host, &search_root, threads) {
             Ok(Some(start)) => {
                 let names = Names::new(&loaded.host);
                 progress.note(&format!(
@@ -322,7 +337,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // So is a stencil over time tiled across its time steps.
     let time_tiled_start = options.search == Strategy::Mcts && !options.no_time_tiled_start;
     if time_tiled_start {
-        match time_tiled_start::time_tiled_start(&loaded.host, &loaded.root, threads) {
+        match time_tiled_start::time_tiled_start(&loaded.host, &search_root, threads) {
             Ok(Some(start)) => {
                 let time = &loaded.host.kernel().loops[start.time.0].iterator;
                 let tiles: Vec<String> = start
@@ -350,7 +365,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // So are the sums a compiler does not vectorize, in vector lanes.
     let vector_start = options.search == Strategy::Mcts && !options.no_vector_start;
     if vector_start {
-        match vector_start::vector_start(&loaded.host, &loaded.root, threads) {
+        match vector_start::vector_start(&loaded.host, &search_root, threads) {
             Ok(Some(start)) => {
                 let names = Names::new(&loaded.host);
                 let list = |dims: &[StatementsId]| {
@@ -393,7 +408,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // sizes that outgrow the caches).
     let parallel_start = options.search == Strategy::Mcts && !options.no_parallel_start;
     if parallel_start {
-        match parallel_start::parallel_start(&loaded.host, &loaded.root, threads) {
+        match parallel_start::parallel_start(&loaded.host, &search_root, threads) {
             Ok(Some(start)) => {
                 let names = Names::new(&loaded.host);
                 let dims: Vec<String> = start.parallel.iter().map(|d| names.object(d.0)).collect();
@@ -416,7 +431,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // So, where asked, is the original program fused as far as it may be.
     let fused_start = options.search == Strategy::Mcts && options.fused_start;
     if fused_start {
-        match fused_start::fused_start(&loaded.host, &loaded.root, threads) {
+        match fused_start::fused_start(&loaded.host, &search_root, threads) {
             Ok(Some(start)) => {
                 let names = Names::new(&loaded.host);
                 let pairs: Vec<String> = start
@@ -434,6 +449,9 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             Ok(None) => {}
             Err(e) => progress.note(&format!("warning: no fused start ({e})")),
         }
+    }
+    if blocked_start || time_tiled_start || vector_start || parallel_start || fused_start {
+        setup.push(("the starts".to_string(), step.elapsed().as_secs_f64()));
     }
     let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(
@@ -493,10 +511,18 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     };
     // Before the search, so that its progress shows how far it is from
     // them; within a quarter of the time budget.
+    // Weighed by the reference's measurement with its check run and a
+    // timed run, also where the check run stood for the timed run.
+    let reference_cost = reference_wall
+        + if harness.reference_check_counted() {
+            harness.reference_run_wall()
+        } else {
+            0.0
+        };
     let plan = deadline::baseline_plan(
         configurations.len().saturating_sub(1),
         harness.config().runs,
-        reference_wall,
+        reference_cost,
         deadline.budget_seconds(),
         deadline.seconds_left(),
     );
@@ -576,7 +602,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // Under a short budget it is left out: it is the program as written,
     // which the plain baseline (the reference) stands for, and on a kernel
     // that runs for seconds its runs are the search's first evaluations.
-    let original = complete_with_original(&loaded.host, &loaded.root)?;
+    let original = complete_with_original(&loaded.host, &search_root)?;
     if deadline.spent() {
         evaluator
             .progress
@@ -604,7 +630,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     // Replayed evaluations are not run again, so the best of them is, once:
     // it competes with what the search finds now.
     if let Some(recorded) = replay.as_ref().and_then(|r| best_recorded(r.evaluations())) {
-        let mut leaf = loaded.root.unexplained_copy();
+        let mut leaf = search_root.clone();
         let note = match recorded.path.iter().try_for_each(|action| leaf.apply(action)) {
             Ok(()) if leaf.is_complete() => {
                 let (_, note) = evaluator.measure(&leaf, Some(recorded.index));
@@ -627,8 +653,6 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
             describe_setup(&setup, deadline.budget_seconds())
         ));
     }
-    // No run outlasts the budget: one cut there ends as timed out.
-    evaluator.harness.set_deadline(deadline.at());
     let config = SearchConfig {
         budget: Budget {
             time: deadline.left(),
@@ -648,7 +672,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     if let Some(replay) = replay {
         search = search.with_replay(replay);
     }
-    let root = &loaded.root.unexplained_copy();
+    let root = &search_root;
     let result = match options.search {
         Strategy::Mcts => mcts(
             root,

@@ -15,7 +15,7 @@ use rand::Rng;
 
 use super::baselines::{descend, Pick};
 use super::harness::{Bound, Harness};
-use crate::action::Action;
+use crate::action::{Action, InstanceId};
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
 
@@ -42,7 +42,8 @@ impl Seen {
 const DRAWS: usize = 64;
 
 /// A neighbour of the leaf reached by `best` from `root` that `seen` does
-/// not hold, with its path; `None` when `DRAWS` draws found none. What is
+/// not hold, with its path; `None` when `DRAWS` draws found none or the
+/// search must stop (its budget is spent). What is
 /// left open is completed at random among the children `bound` does not
 /// prune.
 pub(crate) fn neighbour<B: Backbone>(
@@ -56,6 +57,11 @@ pub(crate) fn neighbour<B: Backbone>(
         return None;
     }
     for _ in 0..DRAWS {
+        // A draw replays the whole best path: on large spaces many draws
+        // take seconds, which the budget does not have once it is spent.
+        if harness.should_stop().is_some() {
+            return None;
+        }
         // One change, sometimes two or three: single changes cannot cross
         // a valley where two decisions only pay off together.
         let mut changes = 1;
@@ -63,6 +69,7 @@ pub(crate) fn neighbour<B: Backbone>(
             changes += 1;
         }
         let mut candidate = root.clone();
+        let mut scratch = root.clone();
         let mut path = Vec::new();
         let mut changed = Vec::new();
         for _ in 0..changes {
@@ -80,7 +87,7 @@ pub(crate) fn neighbour<B: Backbone>(
                 continue;
             }
             let action = others[harness.rng.random_range(0..others.len())].clone();
-            if apply(&mut candidate, &action) {
+            if apply(&mut candidate, &mut scratch, &action) {
                 changed.push(instance);
                 path.push(action);
             }
@@ -88,11 +95,7 @@ pub(crate) fn neighbour<B: Backbone>(
         if changed.is_empty() {
             continue;
         }
-        for action in best {
-            if !changed.contains(&action.instance()) && apply(&mut candidate, action) {
-                path.push(action.clone());
-            }
-        }
+        replay(&mut candidate, &mut scratch, best, &changed, &mut path);
         let Some(leaf) = descend(&candidate, &mut path, harness, &Pick::Uniform, bound) else {
             continue;
         };
@@ -104,12 +107,46 @@ pub(crate) fn neighbour<B: Backbone>(
     None
 }
 
+/// Applies the decisions of `best` on instances not `changed` to
+/// `candidate`, in order, those that still hold, and appends them to
+/// `path`. Most of a long path is implied by the decisions before it (then
+/// applying it changes nothing) or refuted by the change (then it fails):
+/// both are read off the domain, without a copy and a propagation.
+fn replay<B: Backbone>(
+    candidate: &mut Candidate<B>,
+    scratch: &mut Candidate<B>,
+    best: &[Action],
+    changed: &[InstanceId],
+    path: &mut Vec<Action>,
+) {
+    for action in best {
+        let instance = action.instance();
+        if changed.contains(&instance) {
+            continue;
+        }
+        let left = candidate.alternative_values(&instance);
+        let holds = match left & action.values {
+            0 => false,
+            kept if kept == left => true,
+            _ => apply(candidate, scratch, action),
+        };
+        if holds {
+            path.push(action.clone());
+        }
+    }
+}
+
 /// Applies `action` if propagation accepts it; the candidate is unchanged
-/// otherwise.
-fn apply<B: Backbone>(candidate: &mut Candidate<B>, action: &Action) -> bool {
-    let mut next = candidate.clone();
-    if next.apply(action).is_ok() {
-        *candidate = next;
+/// otherwise. The try is made on `scratch`, refilled in place, so that no
+/// try allocates a vector.
+fn apply<B: Backbone>(
+    candidate: &mut Candidate<B>,
+    scratch: &mut Candidate<B>,
+    action: &Action,
+) -> bool {
+    scratch.clone_from(candidate);
+    if scratch.apply(action).is_ok() {
+        std::mem::swap(candidate, scratch);
         true
     } else {
         false
@@ -172,6 +209,25 @@ mod tests {
             }
             assert!(changes[1] > changes[2] && changes[2] > 0, "{changes:?}");
         });
+    }
+
+    #[test]
+    fn no_neighbour_once_the_time_budget_is_spent() {
+        let root = Candidate::new(RandomBackbone::new(&MODEL, 1, 40)).expect("a space");
+        let mut evaluate = |_: &Leaf| Outcome::ok(0.0);
+        let config = SearchConfig {
+            seed: 3,
+            budget: Budget {
+                evaluations: None,
+                time: Some(std::time::Duration::ZERO),
+            },
+            priority: Vec::new(),
+        };
+        let mut harness = Harness::new(&mut evaluate, &config);
+        let mut path = Vec::new();
+        descend(&root, &mut path, &mut harness, &Pick::Uniform, &NoBound).expect("a leaf");
+        // 80 unseen neighbours one change away, and no time to draw one.
+        assert!(neighbour(&root, &path, &Seen::default(), &mut harness, &NoBound).is_none());
     }
 
     #[test]

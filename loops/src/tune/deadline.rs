@@ -1,9 +1,9 @@
 //! The time budget of a tuning run, as one deadline for the whole command:
 //! reading the kernel's loop space, the reference, Polly's schedule, the
 //! starts, the baselines, the original nest and the search all come out
-//! of it, the search getting what the others
-//! left, so that `--time-budget 60` ends after about a minute whatever
-//! the kernel's run time. (When the budget was the search's alone, a TSVC
+//! of it, the search getting what the others left, so that
+//! `--time-budget 60` ends after about a minute whatever the kernel's run
+//! time. (When the budget was the search's alone, a TSVC
 //! loop whose run takes 2.8 s ran 123 s under `--time-budget 60`: 49 s of
 //! reference and baselines, 11 s of the original nest, then 60 s of
 //! search.)

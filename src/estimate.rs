@@ -64,6 +64,9 @@ pub struct Report {
     pub chen: Estimate,
     /// Fraction of uniform random descents that ended in a dead end.
     pub dead_end_rate: f64,
+    /// Fraction of the searches' descents (another value tried when
+    /// propagation refutes one) that ended in a dead end.
+    pub search_dead_end_rate: f64,
     /// Seconds for everything, building the root included.
     pub seconds: f64,
 }
@@ -130,6 +133,7 @@ fn estimate_root<B: Backbone>(
         seed: options.seed,
         strata: options.strata,
         dead_end_rate: knuth.dead_end_rate,
+        search_dead_end_rate: knuth.search_dead_end_rate,
         knuth,
         chen,
         seconds: started.elapsed().as_secs_f64(),
@@ -162,8 +166,9 @@ pub fn print(report: &Report) {
         );
     }
     say!(
-        "dead-end rate of uniform random descents: {:.1}% ({} descents)",
+        "dead-end rate of uniform random descents: {:.1}%; of the searches' descents, which try another value where propagation refutes one: {:.1}% ({} descents each)",
         report.dead_end_rate * 100.0,
+        report.search_dead_end_rate * 100.0,
         report.knuth.samples
     );
     say!("time: {:.3} s (seed {})", report.seconds, report.seed);

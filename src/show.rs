@@ -141,12 +141,13 @@ fn print_space(kernel: Kernel, all: bool, blocks: bool) -> Result<(), String> {
         String::new()
     };
     say!(
-        "estimated candidates (Knuth, {} probes{cut}): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end",
+        "estimated candidates (Knuth, {} probes{cut}): {:.3e}, 95% interval [{:.3e}, {:.3e}]; {:.1}% of uniform random descents end in a dead end, {:.1}% of the searches' descents (which try another value where propagation refutes one)",
         estimate.samples,
         estimate.mean,
         estimate.low,
         estimate.high,
-        100.0 * estimate.dead_end_rate
+        100.0 * estimate.dead_end_rate,
+        100.0 * estimate.search_dead_end_rate
     );
     Ok(())
 }

@@ -253,6 +253,7 @@ fn estimate_prints_both_estimators_with_intervals() {
         );
     }
     assert_eq!(report["dead_end_rate"], 0.0);
+    assert_eq!(report["search_dead_end_rate"], 0.0);
 
     let output = commute(&[
         "estimate",
@@ -271,6 +272,7 @@ fn estimate_prints_both_estimators_with_intervals() {
         "Chen, 20 runs, strata: depth and open instances: ",
         "95% interval [",
         "dead-end rate of uniform random descents: ",
+        "; of the searches' descents, which try another value where propagation refutes one: ",
         "time: ",
     ] {
         assert!(stdout.contains(line), "{line:?} missing from\n{stdout}");

@@ -602,16 +602,39 @@ fn a_candidate_far_slower_than_the_fastest_baseline_is_cut_off() {
 }
 
 #[test]
-fn a_long_run_is_timed_three_times() {
+fn a_long_run_is_timed_three_times_its_check_run_one_of_them() {
     let dir = TempDir::new("long-run");
     let mut settings = config(counting_compiler(&dir), &dir);
     settings.runs = 5;
     settings.long_run = Duration::from_millis(100);
-    let mut harness = Harness::new(settings, &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
-    // A run of 0.12 s is long here: three timed runs, then its check.
-    assert_timed_and_checked(&mut harness, &sleeping(120_000), 3);
-    // One of 0.06 s is not: five.
+    let mut harness =
+        Harness::new(settings.clone(), &program(BODY)).unwrap_or_else(|e| panic!("{e}"));
+    // A run of 0.12 s is long here: a timed run, then (no best yet) its
+    // check run, which counts, and one more timed run.
+    let long = sleeping(120_000);
+    let measured = harness.evaluate(&long);
+    assert!(
+        matches!(&measured, Measurement::Timed { runs, .. } if runs.len() == 3),
+        "{measured:?}"
+    );
+    assert_eq!(runs_of(&harness.build_dir(&long)), (1, 2));
+    // One of 0.06 s is not: five timed runs, then its check.
     assert_timed_and_checked(&mut harness, &sleeping(60_000), 5);
+    // A long run no faster than the best: three timed runs, never checked.
+    harness.set_incumbent(Some(0.11));
+    assert_slower_after(&mut harness, &sleeping(125_000), 3);
+
+    // A long reference: its check run is one of its three runs.
+    settings.work_dir = dir.0.join("work-long-reference");
+    let reference = sleeping(120_000);
+    let mut harness = Harness::new(settings, &reference).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(runs_under(&dir.0.join("work-long-reference")), (1, 2));
+    assert!(harness.reference_check_counted());
+    let Measurement::Timed { runs, seconds } = harness.evaluate(&reference) else {
+        panic!("the reference is timed")
+    };
+    assert_eq!(runs.len(), 3);
+    assert_eq!(seconds, harness.reference_seconds());
 }
 
 /// Evaluates `source`, which must be timed `runs` times, then checked

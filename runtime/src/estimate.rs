@@ -1,6 +1,7 @@
 //! How large is the space below a candidate? Two sampling estimators of
 //! its number of leaves, each with a 95% confidence interval, and the
-//! dead-end rate of uniform random descents.
+//! dead-end rates of uniform random descents and of the searches'
+//! descents.
 //!
 //! # What is counted
 //!
@@ -118,7 +119,7 @@ use serde::Serialize;
 
 use crate::backbone::Backbone;
 use crate::candidate::Candidate;
-use crate::descent::random_descent;
+use crate::descent::{random_descent, random_descent_backtracking};
 
 /// Which estimator produced an [`Estimate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -145,7 +146,11 @@ pub struct Estimate {
     pub high: f64,
     /// The fraction of uniform random descents that ended in a dead end.
     pub dead_end_rate: f64,
-    /// Time taken, dead-end rate included (seconds in JSON).
+    /// The fraction of descents that ended in a dead end though they tried
+    /// another value of an instance whenever propagation refuted one, as
+    /// the searches descend (as many descents as for `dead_end_rate`).
+    pub search_dead_end_rate: f64,
+    /// Time taken, dead-end rates included (seconds in JSON).
     #[serde(serialize_with = "seconds")]
     pub elapsed: Duration,
 }
@@ -171,13 +176,14 @@ fn seconds<S: serde::Serializer>(elapsed: &Duration, serializer: S) -> Result<S:
 pub struct Options<'p> {
     /// The branching order, as for [`Candidate::next_open`].
     pub priority: &'p [u16],
-    /// Probes or runs to average, and uniform descents for the dead-end
-    /// rate; raised to 2 if lower (an interval needs two).
+    /// Probes or runs to average, and descents of each kind for the
+    /// dead-end rates; raised to 2 if lower (an interval needs two).
     pub samples: usize,
     /// Fixes every random choice.
     pub seed: u64,
     /// Stops early once this much time is spent, after at least two probes
-    /// (half of it for the probes, the rest for the dead-end descents):
+    /// (half of it for the probes, the rest for the dead-end descents, as
+    /// many of each kind):
     /// on spaces of thousands of decisions each probe propagates thousands
     /// of times. The estimate says how many samples it took.
     pub time_limit: Option<Duration>,
@@ -227,8 +233,8 @@ pub fn knuth<B: Backbone>(root: &Candidate<B>, options: &Options) -> Estimate {
     {
         values.push(probe(root, options.priority, &mut rng));
     }
-    let rate = dead_end_rate_until(root, options, values.len(), started);
-    summarize(Method::Knuth, &values, rate, started)
+    let rates = dead_end_rates_until(root, options, values.len(), started);
+    summarize(Method::Knuth, &values, rates, started)
 }
 
 /// One Knuth probe: the product of the numbers of surviving children along
@@ -284,8 +290,8 @@ pub fn chen_stratified<B: Backbone, F: Fn(&Candidate<B>) -> u64>(
     {
         values.push(chen_run(root, options.priority, &stratifier, &mut rng));
     }
-    let rate = dead_end_rate_until(root, options, values.len(), started);
-    summarize(Method::Chen, &values, rate, started)
+    let rates = dead_end_rates_until(root, options, values.len(), started);
+    summarize(Method::Chen, &values, rates, started)
 }
 
 /// The default stratifier: every node of a level in one stratum (the
@@ -357,37 +363,56 @@ pub fn dead_end_rate<B: Backbone>(
     descents: usize,
     seed: u64,
 ) -> f64 {
-    dead_end_rate_until(
+    dead_end_rates_until(
         root,
         &Options::new(priority, descents, seed),
         descents,
         Instant::now(),
     )
+    .uniform
 }
 
-/// [`dead_end_rate`] over at most `descents` descents, stopping when
-/// `options`' time limit, counted from `started`, is spent.
-fn dead_end_rate_until<B: Backbone>(
+/// The dead-end rates of the two kinds of descents.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct DeadEndRates {
+    /// Of [`random_descent`]s.
+    uniform: f64,
+    /// Of [`random_descent_backtracking`]s.
+    search: f64,
+}
+
+/// The dead-end rates of at most `descents` descents of each kind, one of
+/// each in turn, stopping when `options`' time limit, counted from
+/// `started`, is spent.
+fn dead_end_rates_until<B: Backbone>(
     root: &Candidate<B>,
     options: &Options,
     descents: usize,
     started: Instant,
-) -> f64 {
+) -> DeadEndRates {
     if descents == 0 {
-        return 0.0;
+        return DeadEndRates::default();
     }
-    // A stream apart from the probes' own, which start from `seed`.
+    // Streams apart from the probes' own, which start from `seed`; the
+    // uniform one as before the search rate was added.
     let mut rng = StdRng::seed_from_u64(options.seed ^ 0xd1b5_4a32_d192_ed03);
-    let (mut made, mut dead) = (0, 0);
+    let mut search_rng = StdRng::seed_from_u64(options.seed ^ 0x94d0_49bb_1331_11eb);
+    let (mut made, mut dead, mut search_dead) = (0, 0, 0);
     while made < descents && options.room_for_more(made, started.elapsed(), 1.0) {
         made += 1;
         dead += usize::from(random_descent(root, options.priority, &mut rng).is_dead_end());
+        search_dead += usize::from(
+            random_descent_backtracking(root, options.priority, &mut search_rng).is_dead_end(),
+        );
     }
-    dead as f64 / made as f64
+    DeadEndRates {
+        uniform: dead as f64 / made as f64,
+        search: search_dead as f64 / made as f64,
+    }
 }
 
 /// The mean and 95% interval of `values` (at least two).
-fn summarize(method: Method, values: &[f64], dead_end_rate: f64, started: Instant) -> Estimate {
+fn summarize(method: Method, values: &[f64], rates: DeadEndRates, started: Instant) -> Estimate {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -404,7 +429,8 @@ fn summarize(method: Method, values: &[f64], dead_end_rate: f64, started: Instan
         mean,
         low,
         high,
-        dead_end_rate,
+        dead_end_rate: rates.uniform,
+        search_dead_end_rate: rates.search,
         elapsed: started.elapsed(),
     }
 }
@@ -416,20 +442,35 @@ mod tests {
     #[test]
     fn intervals_are_symmetric_and_clamped() {
         // Standard deviation √2 over two samples: standard error 1.
-        let e = summarize(Method::Knuth, &[1.0, 3.0], 0.0, Instant::now());
+        let e = summarize(
+            Method::Knuth,
+            &[1.0, 3.0],
+            DeadEndRates::default(),
+            Instant::now(),
+        );
         assert_eq!(e.mean, 2.0);
         assert!((e.high - 3.96).abs() < 1e-12, "{e:?}");
         assert!((e.low - 0.04).abs() < 1e-12, "{e:?}");
-        let e = summarize(Method::Chen, &[0.0, 10.0], 0.0, Instant::now());
+        let e = summarize(
+            Method::Chen,
+            &[0.0, 10.0],
+            DeadEndRates::default(),
+            Instant::now(),
+        );
         assert_eq!(e.low, 0.0);
-        let e = summarize(Method::Chen, &[4.0, 4.0], 0.5, Instant::now());
+        let rates = DeadEndRates {
+            uniform: 0.5,
+            search: 0.25,
+        };
+        let e = summarize(Method::Chen, &[4.0, 4.0], rates, Instant::now());
+        assert_eq!((e.dead_end_rate, e.search_dead_end_rate), (0.5, 0.25));
         assert_eq!((e.low, e.mean, e.high), (4.0, 4.0, 4.0));
         assert!(e.contains(4.0) && !e.contains(4.5));
         assert_eq!(e.width(), 0.0);
         let e = summarize(
             Method::Knuth,
             &[f64::MAX, f64::MAX, 0.0],
-            0.0,
+            DeadEndRates::default(),
             Instant::now(),
         );
         assert_eq!((e.low, e.high), (0.0, f64::INFINITY));

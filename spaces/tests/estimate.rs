@@ -218,6 +218,7 @@ fn a_leaf_root_counts_exactly_one() {
         for e in estimates(&root, priority, samples as u64) {
             assert_eq!((e.low, e.mean, e.high), (1.0, 1.0, 1.0), "{e:?}");
             assert_eq!(e.dead_end_rate, 0.0);
+            assert_eq!(e.search_dead_end_rate, 0.0);
             assert!(e.samples >= 2, "raised to two samples: {e:?}");
         }
     }
@@ -246,6 +247,7 @@ fn a_space_whose_leaves_are_all_dead_ends_estimates_zero() {
         for e in estimates(&root, model.default_priority, seed) {
             assert_eq!((e.low, e.mean, e.high), (0.0, 0.0, 0.0), "{e:?}");
             assert_eq!(e.dead_end_rate, 1.0, "{e:?}");
+            assert_eq!(e.search_dead_end_rate, 1.0, "{e:?}");
         }
     }
     assert!(seen > 0, "no backbone without leaves among the seeds");
@@ -274,7 +276,14 @@ fn estimates_serialize_to_json() {
     let json: serde_json::Value = serde_json::to_value(&e).expect("serialize");
     assert_eq!(json["method"], "chen");
     assert_eq!(json["samples"], 10);
-    for field in ["mean", "low", "high", "dead_end_rate", "elapsed"] {
+    for field in [
+        "mean",
+        "low",
+        "high",
+        "dead_end_rate",
+        "search_dead_end_rate",
+        "elapsed",
+    ] {
         assert!(json[field].is_number(), "{field}: {json}");
     }
 }
@@ -300,4 +309,18 @@ fn a_time_limit_stops_the_probes_after_two_and_the_estimate_says_so() {
         estimate::knuth(&root, &ample).mean,
         "a limit never reached changes nothing"
     );
+}
+
+#[test]
+fn the_searches_descents_reach_leaves_where_uniform_descents_die() {
+    // On these backbones most single values are refuted by propagation,
+    // yet another value of the same instance always survives: a descent
+    // that tries it (as the searches do) always reaches a leaf.
+    let model = &corpus::divisibility::MODEL;
+    for seed in [1, 2] {
+        let root = Candidate::new(RandomBackbone::new(model, seed, 2)).expect("a valid root");
+        let e = estimate::knuth(&root, &Options::new(model.default_priority, 200, seed));
+        assert!(e.dead_end_rate > 0.5, "{e:?}");
+        assert_eq!(e.search_dead_end_rate, 0.0, "{e:?}");
+    }
 }

@@ -6,7 +6,9 @@
 //! best then has its check build (with the dump) built, run once and
 //! compared with the reference. Results are cached by hash. Only
 //! candidates that could be a result pay for the dump, written and
-//! compared.
+//! compared. Where runs are long and the program prints its kernel time,
+//! a check run is also one of the timed runs (the reference's, and that
+//! of a candidate whose first run beats the best, checked then).
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -334,11 +336,12 @@ impl Harness {
             harness.config.run_timeout_floor,
         );
         let runs_asked = harness.config.runs;
-        // Runs that would outlast their share are cut to one; then, where
-        // the program prints its kernel time, the check run is that one
-        // (on a kernel whose runs take 50 s, the check run and a timed run
-        // left a 120 s budget no room for a candidate).
-        let mut check_counts = false;
+        // Where the program prints its kernel time, the check run of a
+        // long run is one of its timed runs (adi's take 9 s each). Runs
+        // that would outlast their share are cut to one, the check run
+        // where it counts (on a kernel whose runs take 50 s, the check run
+        // and a timed run left a 120 s budget no room for a candidate).
+        let mut check_counts = harness.reported_time && harness.is_long(first);
         if let Some(within) = harness.config.reference_runs_within {
             if check_wall * harness.run_count(first) as f64 > within.as_secs_f64() {
                 harness.config.runs = 1;
@@ -388,7 +391,8 @@ impl Harness {
     }
 
     /// Whether the reference's check run counted as one of its timed
-    /// runs (they were cut to one and it prints its kernel time).
+    /// runs (it prints its kernel time, and its runs are long or were cut
+    /// to one).
     pub fn reference_check_counted(&self) -> bool {
         self.reference_check_counted
     }
@@ -729,7 +733,11 @@ impl Harness {
     /// candidate faster than the incumbent, the check build built and run
     /// once. A candidate cut off or no faster than the incumbent is never
     /// checked: it is never a result, and its check run (the dump written
-    /// and compared) would cost more than its timed runs.
+    /// and compared) would cost more than its timed runs. A long run (see
+    /// [`HarnessConfig::long_run`]) whose first run beats the incumbent is
+    /// checked right after it instead, and its check run's printed kernel
+    /// time is one of its runs: it would be checked anyway, and a run of
+    /// it is worth seconds.
     fn time_then_check(
         &mut self,
         hash: &str,
@@ -748,13 +756,35 @@ impl Harness {
         if let Some(cut_off) = self.cut_off(first_timed) {
             return Ok(cut_off);
         }
+        let checked_early = if self.checks_early(first_timed) {
+            match self.build_and_check(dir, source)? {
+                Ok(checked) => Some(checked),
+                Err(measurement) => return Ok(measurement),
+            }
+        } else {
+            None
+        };
         let start = Instant::now();
-        let timed = self.contender_runs(dir, first_timed, timeout);
+        let counted = usize::from(checked_early.is_some());
+        let timed = self.contender_runs(dir, first_timed, counted, timeout);
         self.last_phases.timing += start.elapsed().as_secs_f64();
         let runs = match timed? {
             Ok(runs) => runs,
             Err(measurement) => return Ok(measurement),
         };
+        if let Some(checked) = checked_early {
+            let start = Instant::now();
+            let timed = self.kernel_kept(hash, dir, checked, runs, timeout);
+            self.last_phases.timing += start.elapsed().as_secs_f64();
+            return Ok(timed_measurement(timed?.map(|mut runs| {
+                // The runs of the build whose kernel was lost are the
+                // check build's already, and as many as asked.
+                if !self.timed_as_checked.contains(hash) {
+                    runs.push(checked);
+                }
+                runs
+            })));
+        }
         let seconds = runs.iter().copied().fold(f64::INFINITY, f64::min);
         if let Some(best) = self.incumbent.filter(|_| self.config.cutoff.is_some()) {
             if seconds >= best {
@@ -769,6 +799,18 @@ impl Harness {
         let timed = self.kernel_kept(hash, dir, checked_first, runs, timeout);
         self.last_phases.timing += start.elapsed().as_secs_f64();
         Ok(timed_measurement(timed?))
+    }
+
+    /// Whether a candidate whose first timed run took `first` is checked
+    /// before its other runs, its check run counted as one: a long run
+    /// (see [`HarnessConfig::long_run`]) that would be checked whatever
+    /// its other runs give (no cut-off, or faster than the incumbent), of
+    /// a program that prints its kernel time (else the check run's time
+    /// would count its dump).
+    fn checks_early(&self, first: f64) -> bool {
+        self.reported_time
+            && self.is_long(first)
+            && (self.config.cutoff.is_none() || self.incumbent.is_none_or(|best| first < best))
     }
 
     /// Builds the check build of `source` in `dir`, runs it once and
@@ -848,17 +890,19 @@ impl Harness {
     }
 
     /// The timed runs of a candidate whose first run took `first` (within
-    /// the cut-off): all of them, or fewer when the cut-off is on and the
+    /// the cut-off), less `counted` runs made otherwise (its check run):
+    /// all of them, or fewer when the cut-off is on and the
     /// runs so far say it will not beat the pace ([`outpaced`]: such a
     /// candidate's value only steers the search).
     fn contender_runs(
         &self,
         dir: &Path,
         first: f64,
+        counted: usize,
         timeout: Duration,
     ) -> Result<Result<Vec<f64>, Measurement>, HarnessError> {
         let mut runs = vec![first];
-        let count = self.run_count(first);
+        let count = self.run_count(first).saturating_sub(counted);
         let pace = self.pace().filter(|_| self.config.cutoff.is_some());
         while runs.len() < count && !pace.is_some_and(|pace| outpaced(&runs, pace)) {
             match self.timed_runs(dir, Build::Timed, 1, timeout)? {
@@ -876,11 +920,19 @@ impl Harness {
     fn run_count(&self, first: f64) -> usize {
         if first < SHORT_KERNEL_SECONDS {
             self.config.runs * 2
-        } else if first + self.reference_outside > self.config.long_run.as_secs_f64() {
+        } else if self.is_long(first) {
             self.config.runs.min(LONG_RUN_RUNS)
         } else {
             self.config.runs
         }
+    }
+
+    /// Whether a whole run of a kernel that takes `first`, with what the
+    /// reference spends outside its kernel, is longer than
+    /// [`HarnessConfig::long_run`].
+    fn is_long(&self, first: f64) -> bool {
+        first >= SHORT_KERNEL_SECONDS
+            && first + self.reference_outside > self.config.long_run.as_secs_f64()
     }
 
     /// `runs` of the timing build, unless their kernel was lost: every

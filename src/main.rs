@@ -217,6 +217,10 @@ enum Command {
         /// loops in nests three deep, as `commute tune --blocks` searches.
         #[arg(long)]
         blocks: bool,
+        /// The space with every floating-point sum kept in its order, as
+        /// `commute tune --sums-in-order` searches.
+        #[arg(long)]
+        sums_in_order: bool,
         /// In a file without `#pragma scop`: the loop nest to show, by its
         /// function's name or a line inside it (without it, the file's
         /// nests are listed).
@@ -370,9 +374,16 @@ fn main() -> ExitCode {
             file,
             all,
             blocks,
+            sums_in_order,
             nest,
             ..
-        } => exit_code(show::run(&file, all, blocks, nest.as_deref())),
+        } => exit_code(show::run(
+            &file,
+            all,
+            blocks,
+            sums_in_order,
+            nest.as_deref(),
+        )),
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Explore(args) => exit_code(hosted::explore(&args)),

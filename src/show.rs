@@ -3,8 +3,8 @@
 
 use commute_loops::analysis::dependences::dependences;
 use commute_loops::frontend::{
-    has_scop_region, list_nests, read_kernel_file, Access, Affine, Direction, Kernel, LoopId,
-    RegionKind,
+    has_scop_region, list_nests, read_kernel_file_with, Access, Affine, Direction, Kernel, LoopId,
+    ReadOptions, RegionKind,
 };
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
@@ -31,6 +31,7 @@ pub fn run(
     path: &std::path::Path,
     all: bool,
     blocks: bool,
+    sums_in_order: bool,
     nest: Option<&str>,
 ) -> Result<(), String> {
     if nest.is_none() {
@@ -56,17 +57,19 @@ pub fn run(
             }
         }
     }
-    let kernel = read_kernel_file(path, nest)?;
+    let kernel = read_kernel_file_with(path, nest, ReadOptions { sums_in_order })?;
     print(&kernel);
-    print_space(kernel, all, blocks)
+    let host = KernelHost::new(kernel)
+        .with_blocks(blocks)
+        .with_sums_in_order(sums_in_order);
+    print_space(host, all)
 }
 
 /// The kernel's loop space: its objects, the open decisions with the
 /// values propagation leaves them (per choice, kinds and sizes first, a
 /// loop's name standing for its dimensions around each statement where
 /// they all have the same values), and the estimated number of candidates.
-fn print_space(kernel: Kernel, all: bool, blocks: bool) -> Result<(), String> {
-    let host = KernelHost::new(kernel).with_blocks(blocks);
+fn print_space(host: KernelHost, all: bool) -> Result<(), String> {
     let names = Names::new(&host);
     let mut root = Candidate::new(Backbone(host.clone()))
         .map_err(|e| format!("the loop space has no candidate: {e}"))?;
@@ -404,6 +407,7 @@ pub fn polly(
         fixes: Vec::new(),
         fix_file: None,
         blocks: false,
+        sums_in_order: false,
     };
     let (_, start) = commute_loops::tune::show_polly(&kernel, cc, cflags)?;
     let translation = &start.translation;

@@ -932,6 +932,27 @@ fn lower_writes_one_candidate_and_refuses_illegal_fixes_naming_the_dependence() 
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("vectorizable($d)"), "{stderr}");
+    // With every sum in order, bilinear's sum into `s` is no reduction:
+    // its loops stay out of vector lanes (they take them without it).
+    let lanes = [
+        "lower",
+        "examples/bilinear.c",
+        "--fix",
+        "dim_kind(j) = VECTOR",
+    ];
+    let output = commute(&lanes);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = commute(&[&lanes[..], &["--sums-in-order"]].concat());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot fix `dim_kind(j) = VECTOR`"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 
 use common::trees::{named, values, Original};
 use commute_loops::emit::directives::directive_code;
-use commute_loops::frontend::{read_kernel, Kernel};
+use commute_loops::frontend::{read_kernel, read_nest_with, Kernel, ReadOptions};
 use commute_loops::space::host::KernelHost;
 
 const TEST: &str = "in_place";
@@ -18,10 +18,22 @@ const TEST: &str = "in_place";
 /// A kernel over `double` arrays (and a `float` one, `F`), with
 /// `declarations` before the region.
 fn kernel(declarations: &str, body: &str) -> Kernel {
-    let source = format!(
+    read_kernel("kernel.c", &source(declarations, body)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`kernel`], read with every sum kept in its order.
+fn kernel_in_order(declarations: &str, body: &str) -> Kernel {
+    let options = ReadOptions {
+        sums_in_order: true,
+    };
+    read_nest_with("kernel.c", &source(declarations, body), None, options)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn source(declarations: &str, body: &str) -> String {
+    format!(
         "#define N 64\nstatic double A[N][N], B[N][N], C[N][N], x[N], y[N];\nstatic float F[N];\nvoid kernel(int n, double alpha) {{\n  int i, j, k;\n{declarations}\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
-    );
-    read_kernel("kernel.c", &source).unwrap_or_else(|e| panic!("{e}"))
+    )
 }
 
 fn codes(kernel: &Kernel) -> Vec<&str> {
@@ -126,6 +138,36 @@ fn a_sum_stored_alone_accumulates_in_its_element() {
             "y[i] -= (B[j][i] * x[j]);"
         ]
     );
+}
+
+#[test]
+fn with_sums_in_order_only_a_sum_stored_as_it_is_accumulates_in_its_element() {
+    // The element starts where the scalar did and takes the terms in the
+    // same order.
+    let read = kernel_in_order("", DOT);
+    assert_eq!(
+        codes(&read),
+        ["C[i][j] = 0.0;", "C[i][j] += (A[i][k] * B[k][j]);"]
+    );
+    let scaled = dot("t = 0.0;", SUM, "", "C[i][j] = alpha * t;");
+    assert_eq!(kernel_in_order("  double t;", &scaled).in_place.len(), 1);
+    // Added to the element, or scaled before it is: each term would be
+    // added to the element's value times the factor, not their sum once.
+    for store in [
+        "C[i][j] = 0.5 * C[i][j] + alpha * t;",
+        "C[i][j] += t;",
+        "C[i][j] -= alpha * t;",
+    ] {
+        let body = dot("t = 0.0;", SUM, "", store);
+        assert_eq!(kernel("  double t;", &body).in_place.len(), 1, "{store}");
+        let read = kernel_in_order("  double t;", &body);
+        assert!(read.in_place.is_empty(), "{store}: {:?}", codes(&read));
+        assert!(
+            read.statements.iter().any(|s| s.write.name == "t"),
+            "{store}: {:?}",
+            codes(&read)
+        );
+    }
 }
 
 #[test]

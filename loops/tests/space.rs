@@ -664,6 +664,52 @@ fn the_optimizer_offers_polly_only_where_the_compiler_has_it_and_not_around_a_pa
 /// only where nothing else inside that loop touches the element, and only
 /// for a loop the target does not read.
 #[test]
+fn with_sums_in_order_no_sum_runs_in_parallel_in_lanes_or_in_an_accumulator() {
+    let source = "void f(int n, double C[n][n], double A[n][n], double B[n][n]) {\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];\n#pragma endscop\n}\n";
+    let reassociating = [
+        "dim_kind(k) = PARALLEL",
+        "dim_kind(k) = VECTOR",
+        "accumulate(k) = YES",
+    ];
+    let host = host_of("k.c", source);
+    assert!(!host.sums_in_order());
+    for fix in reassociating {
+        apply_named_fixes(&host, &mut root(&host), &[fix.to_string()])
+            .unwrap_or_else(|e| panic!("{fix}: {e}"));
+    }
+    let in_order = host.with_sums_in_order(true);
+    for fix in reassociating {
+        let error =
+            apply_named_fixes(&in_order, &mut root(&in_order), &[fix.to_string()]).expect_err(fix);
+        assert!(error.starts_with(&format!("cannot fix `{fix}`")), "{error}");
+    }
+    // What keeps each element's sum in order stays open: `k` tiled, the
+    // other loops in parallel and in lanes (`j` inside `k`).
+    apply_named_fixes(
+        &in_order,
+        &mut root(&in_order),
+        &[
+            "tile_size(k) = 8".to_string(),
+            "dim_kind(i) = PARALLEL".to_string(),
+            "dim_kind(j) = VECTOR".to_string(),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // A maximum is exact in any order: still a reduction.
+    let maximum = host_of(
+        "m.c",
+        "void f(int n, double x[n], double A[n][n]) {\n  int i, k;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (k = 0; k < n; k++)\n      if (A[i][k] > x[i]) x[i] = A[i][k];\n#pragma endscop\n}\n",
+    )
+    .with_sums_in_order(true);
+    apply_named_fixes(
+        &maximum,
+        &mut root(&maximum),
+        &["dim_kind(k) = PARALLEL".to_string()],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn an_accumulator_is_refused_where_another_statement_reads_its_element() {
     let host = host_of(
         "k.c",

@@ -35,6 +35,12 @@
 //!   `C[i][j] = beta * C[i][j]`; nothing at all when `rest` is `T`
 //!   itself), the updates `T op= c * (e)`, and the store disappears:
 //!   gemm written with a temporary reads as PolyBench's gemm.
+//!
+//! The first form keeps the order of the sum's terms (the element starts
+//! at `init` and takes them one by one, as the scalar did); the second
+//! does not (`rest + c * (e1 + e2)` becomes `(rest + c * e1) + c * e2`),
+//! so reading with sums kept in order (`ReadOptions::sums_in_order`) leaves
+//! such an accumulator a scalar.
 
 use std::collections::HashMap;
 
@@ -42,8 +48,14 @@ use super::kernel::{Access, Combiner, InPlace, Kernel, LoopId, StatementId};
 
 /// Rewrites the accumulators of `kernel` as described above; `types`
 /// gives the declared type of each name (`None` when declared several
-/// ways).
-pub(crate) fn accumulate_in_place(kernel: &mut Kernel, types: &HashMap<String, Option<String>>) {
+/// ways). With `sums_in_order`, only the first form: the second adds the
+/// terms to the element's value one by one (each times `c`), where the
+/// source adds their sum once.
+pub(crate) fn accumulate_in_place(
+    kernel: &mut Kernel,
+    types: &HashMap<String, Option<String>>,
+    sums_in_order: bool,
+) {
     let privates = kernel.private_scalars.clone();
     for private in privates {
         let scalar = private.name.as_str();
@@ -55,7 +67,7 @@ pub(crate) fn accumulate_in_place(kernel: &mut Kernel, types: &HashMap<String, O
         let Some(plans) = private
             .loops
             .iter()
-            .map(|&l| plan(kernel, scalar, l))
+            .map(|&l| plan(kernel, scalar, l, sums_in_order))
             .collect::<Option<Vec<Plan>>>()
         else {
             continue;
@@ -151,8 +163,9 @@ impl Plan {
     }
 }
 
-/// The rewrite of `scalar`'s accumulator in loop `l`, if its pattern holds.
-fn plan(kernel: &Kernel, scalar: &str, l: LoopId) -> Option<Plan> {
+/// The rewrite of `scalar`'s accumulator in loop `l`, if its pattern holds
+/// (of the first form only, with `sums_in_order`).
+fn plan(kernel: &Kernel, scalar: &str, l: LoopId, sums_in_order: bool) -> Option<Plan> {
     let inside: Vec<usize> = (0..kernel.statements.len())
         .filter(|&s| kernel.statements[s].loops.contains(&l))
         .collect();
@@ -197,6 +210,7 @@ fn plan(kernel: &Kernel, scalar: &str, l: LoopId) -> Option<Plan> {
             let value = (value != scalar).then(|| value.to_string());
             (target_text, StoreForm::Value(value))
         }
+        _ if sums_in_order => return None,
         _ => {
             let (target_text, added) = added(kernel, scalar, store)?;
             // `c` reads nothing written in `L` (it is evaluated at each

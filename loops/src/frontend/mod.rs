@@ -38,4 +38,8 @@ pub use kernel::{
     Access, Affine, Combiner, Direction, FrontendError, Gather, InPlace, Kernel, Linearized,
     LocalScalar, Loop, LoopId, PrivateScalar, RegionKind, Statement, StatementId, Update, Variable,
 };
-pub use region::{has_scop_region, list_nests, read_kernel, read_kernel_file, read_nest, Nest};
+pub use reader::ReadOptions;
+pub use region::{
+    has_scop_region, list_nests, read_kernel, read_kernel_file, read_kernel_file_with, read_nest,
+    read_nest_with, Nest,
+};

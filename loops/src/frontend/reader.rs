@@ -86,8 +86,20 @@ pub(crate) struct Reader<'s> {
     types: HashMap<String, Option<String>>,
 }
 
+/// How a nest is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Keep every floating-point sum in the order the source adds its
+    /// terms: a scalar accumulator whose sum the source adds to an
+    /// element with other terms, or times a factor, stays a scalar
+    /// (accumulated in the element, its terms would be added to the
+    /// element's value one by one, each times the factor: other
+    /// roundings).
+    pub sums_in_order: bool,
+}
+
 /// Reads the region `region` of `source` (parsed as `root`), inside
-/// `function` if it is in one.
+/// `function` if it is in one, as `reading` says.
 pub(crate) fn read_region(
     path: &str,
     source: &str,
@@ -95,6 +107,7 @@ pub(crate) fn read_region(
     region: Range<usize>,
     region_kind: RegionKind,
     function: Option<Node>,
+    reading: ReadOptions,
 ) -> Result<Kernel, FrontendError> {
     let mut reader = Reader {
         path,
@@ -156,7 +169,11 @@ pub(crate) fn read_region(
     kernel.private_scalars = private_scalars(&kernel, &|name| {
         outlives_region(name, function, &region, source)
     });
-    accumulate_in_place(&mut kernel, &declared_types(root, function, source));
+    accumulate_in_place(
+        &mut kernel,
+        &declared_types(root, function, source),
+        reading.sums_in_order,
+    );
     Ok(kernel)
 }
 

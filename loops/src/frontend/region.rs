@@ -10,16 +10,25 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::context::function_name;
 use super::kernel::{line_column, FrontendError, Kernel, RegionKind};
-use super::reader::read_region;
+use super::reader::{read_region, ReadOptions};
 
 /// Reads and parses the C file at `path` (named in errors as given): the
 /// scop region, or the nest `nest` names (a function or a line), or the
 /// file's only readable nest. Errors are for people, reading the file's
 /// included.
 pub fn read_kernel_file(path: &Path, nest: Option<&str>) -> Result<Kernel, String> {
+    read_kernel_file_with(path, nest, ReadOptions::default())
+}
+
+/// [`read_kernel_file`], read as `reading` says.
+pub fn read_kernel_file_with(
+    path: &Path,
+    nest: Option<&str>,
+    reading: ReadOptions,
+) -> Result<Kernel, String> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    read_nest(&path.display().to_string(), &source, nest).map_err(|e| e.to_string())
+    read_nest_with(&path.display().to_string(), &source, nest, reading).map_err(|e| e.to_string())
 }
 
 /// Reads the loop nest of `source` (the text of the file at `path`): its
@@ -32,6 +41,16 @@ pub fn read_kernel(path: &str, source: &str) -> Result<Kernel, FrontendError> {
 /// the nest), or without it the scop region, or else the file's only
 /// readable nest.
 pub fn read_nest(path: &str, source: &str, nest: Option<&str>) -> Result<Kernel, FrontendError> {
+    read_nest_with(path, source, nest, ReadOptions::default())
+}
+
+/// [`read_nest`], read as `reading` says.
+pub fn read_nest_with(
+    path: &str,
+    source: &str,
+    nest: Option<&str>,
+    reading: ReadOptions,
+) -> Result<Kernel, FrontendError> {
     let tree = parse(path, source)?;
     if nest.is_none() {
         if let Some(region) = find_region(path, source)? {
@@ -43,10 +62,11 @@ pub fn read_nest(path: &str, source: &str, nest: Option<&str>) -> Result<Kernel,
                 region,
                 RegionKind::Scop,
                 function,
+                reading,
             );
         }
     }
-    let nests = nests_of(path, source, &tree);
+    let nests = nests_of(path, source, &tree, reading);
     match nest {
         Some(wanted) => pick(path, nests, wanted),
         None => only_readable(path, nests),
@@ -116,7 +136,7 @@ impl Nest {
 /// (with a scop region too: the nests then ignore it).
 pub fn list_nests(path: &str, source: &str) -> Result<Vec<Nest>, FrontendError> {
     let tree = parse(path, source)?;
-    Ok(nests_of(path, source, &tree))
+    Ok(nests_of(path, source, &tree, ReadOptions::default()))
 }
 
 /// Whether the file has a `#pragma scop` region (an unclosed or nested
@@ -145,10 +165,15 @@ fn parse(path: &str, source: &str) -> Result<Tree, FrontendError> {
     })
 }
 
-fn nests_of(path: &str, source: &str, tree: &Tree) -> Vec<Nest> {
-    let root = tree.root_node();
+fn nests_of(path: &str, source: &str, tree: &Tree, reading: ReadOptions) -> Vec<Nest> {
+    let file = File {
+        path,
+        source,
+        root: tree.root_node(),
+        reading,
+    };
     let mut functions = Vec::new();
-    collect_functions(root, &mut functions);
+    collect_functions(file.root, &mut functions);
     let mut nests = Vec::new();
     for function in functions {
         let name = function_name(function, source).unwrap_or_else(|| "?".to_string());
@@ -156,57 +181,67 @@ fn nests_of(path: &str, source: &str, tree: &Tree) -> Vec<Nest> {
             let mut loops = Vec::new();
             outermost_loops(body, &mut loops);
             for node in loops {
-                read_with_inner_nests(path, source, root, &name, node, None, &mut nests);
+                file.read_with_inner_nests(&name, node, None, &mut nests);
             }
         }
     }
     nests
 }
 
-/// Reads the nest of the `for` statement `node`; if it does not read (a
-/// timing loop calling a function around the kernel, say), the nests
-/// inside it are tried in turn, so the kernel within stays reachable.
-fn read_with_inner_nests(
-    path: &str,
-    source: &str,
-    root: Node,
-    function: &str,
-    node: Node,
-    inside: Option<usize>,
-    nests: &mut Vec<Nest>,
-) {
-    let span = node.byte_range();
-    let (line, _) = line_column(source, span.start);
-    let (last_line, _) = line_column(source, span.end);
-    let outcome = read_region(
-        path,
-        source,
-        root,
-        span.clone(),
-        RegionKind::Nest {
+/// A parsed file whose nests are read, and how.
+struct File<'s, 't> {
+    path: &'s str,
+    source: &'s str,
+    root: Node<'t>,
+    reading: ReadOptions,
+}
+
+impl File<'_, '_> {
+    /// Reads the nest of the `for` statement `node`; if it does not read
+    /// (a timing loop calling a function around the kernel, say), the
+    /// nests inside it are tried in turn, so the kernel within stays
+    /// reachable.
+    fn read_with_inner_nests(
+        &self,
+        function: &str,
+        node: Node,
+        inside: Option<usize>,
+        nests: &mut Vec<Nest>,
+    ) {
+        let span = node.byte_range();
+        let (line, _) = line_column(self.source, span.start);
+        let (last_line, _) = line_column(self.source, span.end);
+        let outcome = read_region(
+            self.path,
+            self.source,
+            self.root,
+            span.clone(),
+            RegionKind::Nest {
+                function: function.to_string(),
+            },
+            enclosing_function(self.root, span.start),
+            self.reading,
+        );
+        let readable = outcome.is_ok();
+        nests.push(Nest {
             function: function.to_string(),
-        },
-        enclosing_function(root, span.start),
-    );
-    let readable = outcome.is_ok();
-    nests.push(Nest {
-        function: function.to_string(),
-        span,
-        line,
-        last_line,
-        inside,
-        outcome,
-    });
-    if !readable {
-        if let Some(body) = node.child_by_field_name("body") {
-            let mut loops = Vec::new();
-            if body.kind() == "for_statement" {
-                loops.push(body);
-            } else {
-                outermost_loops(body, &mut loops);
-            }
-            for inner in loops {
-                read_with_inner_nests(path, source, root, function, inner, Some(line), nests);
+            span,
+            line,
+            last_line,
+            inside,
+            outcome,
+        });
+        if !readable {
+            if let Some(body) = node.child_by_field_name("body") {
+                let mut loops = Vec::new();
+                if body.kind() == "for_statement" {
+                    loops.push(body);
+                } else {
+                    outermost_loops(body, &mut loops);
+                }
+                for inner in loops {
+                    self.read_with_inner_nests(function, inner, Some(line), nests);
+                }
             }
         }
     }

@@ -15,7 +15,7 @@ use crate::analysis::dependences::{dependences, Dependence, Distance};
 use crate::analysis::fusion::Fusion;
 use crate::analysis::shift::{shifted, shifts};
 use crate::analysis::skew::{skewed, skews, Skew};
-use crate::frontend::{Kernel, LoopId, StatementId, Variable};
+use crate::frontend::{Combiner, Kernel, LoopId, StatementId, Variable};
 use crate::space::{order, DepsId, Host, OperandsId, StatementsId};
 
 /// Tile sizes offered for a point dimension (1: not tiled).
@@ -134,6 +134,9 @@ pub struct KernelHost {
     polly: bool,
     /// Whether candidates may prefer 512-bit vectors (the target has them).
     wide_vectors: bool,
+    /// Whether every sum keeps its order: no sum or product is offered as
+    /// a reduction.
+    sums_in_order: bool,
 }
 
 impl KernelHost {
@@ -161,6 +164,7 @@ impl KernelHost {
             dims: Arc::new(dims),
             polly: false,
             wide_vectors: false,
+            sums_in_order: false,
         }
     }
 
@@ -187,6 +191,25 @@ impl KernelHost {
     pub fn with_wide_vectors(mut self, wide: bool) -> Self {
         self.wide_vectors = wide;
         self
+    }
+
+    /// The host where every floating-point sum (and product) keeps the
+    /// order of its terms, or not, the default: with it, no sum or
+    /// product is offered as a reduction, so no loop that carries one
+    /// runs in parallel or in vector lanes (which split it into partial
+    /// sums) and no element's sum is held in an accumulator (which adds a
+    /// partial sum to it); their dependences are kept as written. Read
+    /// the kernel with
+    /// [`ReadOptions::sums_in_order`](crate::frontend::ReadOptions) too.
+    pub fn with_sums_in_order(mut self, in_order: bool) -> Self {
+        self.sums_in_order = in_order;
+        self
+    }
+
+    /// Whether every sum keeps its order (see
+    /// [`with_sums_in_order`](KernelHost::with_sums_in_order)).
+    pub fn sums_in_order(&self) -> bool {
+        self.sums_in_order
     }
 
     /// The kernel as read.
@@ -380,12 +403,16 @@ impl KernelHost {
     }
 
     /// Whether a statement's reduction may be exploited (run in any order,
-    /// held in accumulators): not where one of its loops is offered a
-    /// skew, after which its target reads the base's iterator too (fdtd-2d's
-    /// `ey[i][j] -= ...`, skewed by `t`, updates another element along `t`).
-    /// Its dependences are then kept as written.
+    /// held in accumulators): not a sum or a product where sums keep their
+    /// order (a maximum or minimum is exact in any order), nor where one
+    /// of its loops is offered a skew, after which its target reads
+    /// the base's iterator too (fdtd-2d's `ey[i][j] -= ...`, skewed by
+    /// `t`, updates another element along `t`). Its dependences are then
+    /// kept as written.
     fn reduction_offered(&self, s: StatementId) -> bool {
-        self.kernel.reduction(s).is_some() && !self.skews.keys().any(|&(t, _)| t == s)
+        self.kernel.reduction(s).is_some_and(|update| {
+            !self.sums_in_order || matches!(update.combiner, Combiner::Max | Combiner::Min)
+        }) && !self.skews.keys().any(|&(t, _)| t == s)
     }
 
     /// The dimensions of a C loop, one tile and one point per statement

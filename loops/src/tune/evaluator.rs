@@ -304,9 +304,14 @@ impl KernelEvaluator<'_> {
                 let (kept, index) = self.keep_source("wrong", evaluation, &code);
                 let kept = kept.display();
                 let loaded = self.loaded;
+                let hint = if loaded.host.sums_in_order() {
+                    ""
+                } else {
+                    " (`--sums-in-order` keeps every sum in the order of its terms)"
+                };
                 self.progress.note(&match diagnose(&loaded.host, &loaded.unfixed, &schedule) {
                     Diagnosis::Rounding => format!(
-                        "note: candidate {index} computes other values than the original program ({detail}), but the interpreter finds it computes the same at small sizes up to the order of its sums: it reassociates a floating-point sum (across threads, vector lanes or tiles) and rounds beyond the tolerance; it is never reported as a result; its source is kept in {kept}"
+                        "note: candidate {index} computes other values than the original program ({detail}), but the interpreter finds it computes the same at small sizes up to the order of its sums: it reassociates a floating-point sum (across threads, vector lanes or tiles) and rounds beyond the tolerance{hint}; it is never reported as a result; its source is kept in {kept}"
                     ),
                     Diagnosis::Illegal(why) => format!(
                         "LEGALITY BUG: candidate {index} computes other values than the original program ({detail}; in the interpreter: {why}); it is never reported as a result; its source is kept in {kept}"

@@ -8,7 +8,7 @@ use commute_runtime::Candidate;
 
 use super::options::KernelOptions;
 use crate::fingerprint::fingerprint;
-use crate::frontend::read_kernel_file;
+use crate::frontend::{read_kernel_file_with, ReadOptions};
 use crate::harness::{effective_cflags, Compiler};
 use crate::space::host::KernelHost;
 use crate::space::names::{apply_named_fixes, Names};
@@ -71,10 +71,15 @@ impl LoadedKernel {
         features: CompilerFeatures,
     ) -> Result<LoadedKernel, String> {
         let path = options.kernel.clone();
-        let host = KernelHost::new(read_kernel_file(&path, options.nest.as_deref())?)
+        let reading = ReadOptions {
+            sums_in_order: options.sums_in_order,
+        };
+        let kernel = read_kernel_file_with(&path, options.nest.as_deref(), reading)?;
+        let host = KernelHost::new(kernel)
             .with_polly(features.polly)
             .with_wide_vectors(features.wide_vectors)
-            .with_blocks(options.blocks);
+            .with_blocks(options.blocks)
+            .with_sums_in_order(options.sums_in_order);
         let mut root = Candidate::new_explained(Backbone(host.clone()))
             .map_err(|e| format!("{}: the loop space has no candidate: {e}", path.display()))?;
         let mut fixes = options.fixes.clone();

@@ -74,6 +74,14 @@ pub struct KernelOptions {
     /// open, and the search spends evaluations on them.
     #[arg(long)]
     pub blocks: bool,
+    /// Keep every floating-point sum in the order of its terms: no sum is
+    /// split across threads or vector lanes, held in an accumulator or
+    /// added to an element term by term. For kernels whose results move
+    /// beyond the tolerance when their sums are reassociated (PolyBench's
+    /// gramschmidt at its large size); candidates then round as the
+    /// original program does, and have fewer ways to be fast.
+    #[arg(long)]
+    pub sums_in_order: bool,
 }
 
 /// `commute tune`'s options.

@@ -6,12 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use commute_loops::frontend::read_kernel_file;
 use commute_loops::harness::speedup;
-use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
 use commute_loops::space::Backbone as LoopBackbone;
-use commute_loops::tune::{BASELINE_RECORD, RESULT_RECORD};
+use commute_loops::tune::{KernelOptions, BASELINE_RECORD, RESULT_RECORD};
 use commute_runtime::model::Model;
 use commute_runtime::search::journal::read_records;
 use commute_runtime::search::report::{plural, svg, text, Naming, Run};
@@ -179,18 +177,13 @@ fn known_model(space: &str) -> Option<&'static Model> {
 /// Writes a decision for people.
 type Describer = Box<dyn Fn(&Action) -> String>;
 
-/// For a journal of `commute tune` (space `loops:KERNEL.c`, with `--nest
-/// NEST` after it when one was picked) whose kernel
-/// can still be read: decisions written with the kernel's names
-/// (`dim_kind(j#2) = VECTOR`, `tile_size(i) = 32`).
+/// For a journal of `commute tune` (space `loops:KERNEL.c`, with the
+/// options that change the space after it, see
+/// [`KernelOptions::journal_space`]) whose kernel can still be read:
+/// decisions written with the kernel's names (`dim_kind(j#2) = VECTOR`,
+/// `tile_size(i) = 32`).
 fn kernel_names(space: &str) -> Option<Describer> {
-    let kernel = space.strip_prefix("loops:")?;
-    let (path, nest) = match kernel.rsplit_once(" --nest ") {
-        Some((path, nest)) => (path, Some(nest)),
-        None => (kernel, None),
-    };
-    let kernel = read_kernel_file(Path::new(path), nest).ok()?;
-    let host = KernelHost::new(kernel);
+    let host = KernelOptions::from_journal_space(space)?.host().ok()?;
     let names = Names::new(&host);
     let root = Candidate::new(LoopBackbone(host)).ok()?;
     Some(Box::new(move |action| names.describe(&root, action)))

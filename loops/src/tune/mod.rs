@@ -455,10 +455,7 @@ pub fn tune(options: &TuneOptions, progress: &mut dyn TuneProgress) -> Result<Tu
     }
     let search_name = format!("{:?}", options.search).to_lowercase();
     let header = Header::new(
-        match &options.kernel.nest {
-            Some(nest) => format!("loops:{} --nest {nest}", loaded.path.display()),
-            None => format!("loops:{}", loaded.path.display()),
-        },
+        options.kernel.journal_space(),
         search_name.clone(),
         options.seed,
         serde_json::json!({

@@ -377,13 +377,17 @@ fn main() -> ExitCode {
             sums_in_order,
             nest,
             ..
-        } => exit_code(show::run(
-            &file,
-            all,
-            blocks,
-            sums_in_order,
-            nest.as_deref(),
-        )),
+        } => {
+            let kernel = commute_loops::tune::KernelOptions {
+                kernel: file,
+                nest,
+                fixes: Vec::new(),
+                fix_file: None,
+                blocks,
+                sums_in_order,
+            };
+            exit_code(show::run(&kernel, all))
+        }
         Command::Tune(options) => exit_code(tune::tune(&options)),
         Command::Lower(options) => exit_code(tune::lower(&options)),
         Command::Explore(args) => exit_code(hosted::explore(&args)),

@@ -3,8 +3,7 @@
 
 use commute_loops::analysis::dependences::dependences;
 use commute_loops::frontend::{
-    has_scop_region, list_nests, read_kernel_file_with, Access, Affine, Direction, Kernel, LoopId,
-    ReadOptions, RegionKind,
+    has_scop_region, list_nests, Access, Affine, Direction, Kernel, LoopId, RegionKind,
 };
 use commute_loops::space::host::KernelHost;
 use commute_loops::space::names::Names;
@@ -14,6 +13,7 @@ use commute_loops::space::{
     accumulate, dim_kind, follows_the_point, order, pack, schedule, shift, skew, tile_size,
     Backbone,
 };
+use commute_loops::tune::KernelOptions;
 use commute_runtime::estimate::{knuth, Options as EstimateOptions};
 use commute_runtime::{Action, Candidate, Domain, InstanceId};
 
@@ -27,14 +27,9 @@ const ESTIMATE_PROBES: usize = 1000;
 /// of open decisions (PolyBench's deriche) propagates thousands of times.
 const ESTIMATE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
-pub fn run(
-    path: &std::path::Path,
-    all: bool,
-    blocks: bool,
-    sums_in_order: bool,
-    nest: Option<&str>,
-) -> Result<(), String> {
-    if nest.is_none() {
+pub fn run(options: &KernelOptions, all: bool) -> Result<(), String> {
+    let path = &options.kernel;
+    if options.nest.is_none() {
         let name = path.display().to_string();
         let source = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
@@ -57,11 +52,8 @@ pub fn run(
             }
         }
     }
-    let kernel = read_kernel_file_with(path, nest, ReadOptions { sums_in_order })?;
-    print(&kernel);
-    let host = KernelHost::new(kernel)
-        .with_blocks(blocks)
-        .with_sums_in_order(sums_in_order);
+    let host = options.host()?;
+    print(host.kernel());
     print_space(host, all)
 }
 
@@ -401,7 +393,7 @@ pub fn polly(
     cc: Option<&str>,
     cflags: &[String],
 ) -> Result<(), String> {
-    let kernel = commute_loops::tune::KernelOptions {
+    let kernel = KernelOptions {
         kernel: file,
         nest,
         fixes: Vec::new(),
